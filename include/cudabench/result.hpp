@@ -1,0 +1,81 @@
+// The result file (schema_version 1.x): in-memory model, JSON read/write, atomic save.
+// Format: shared/DESIGN.md "Result format"; schema: configs/schema/result.schema.json. Host-only.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cudabench {
+
+inline constexpr const char* result_schema_version = "1.0";
+
+enum class status { ok, failed_validation, oom, error, unsupported, skipped };
+const char* to_string(status s);
+status status_from_string(const std::string& s);  // throws input_error
+
+enum class better { lower, higher };
+
+struct metric {
+  std::string unit;
+  better direction = better::lower;
+  std::vector<double> samples;  // one per repetition (single-shot metrics: one)
+  double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
+};
+// Builds a metric and fills its summary from `samples` (stats.hpp).
+metric make_metric(std::string unit, better direction, std::vector<double> samples);
+
+struct validation_record {
+  bool passed = false;
+  double max_rel_error = 0;
+  double tolerance = 0;
+};
+
+struct clock_record {
+  std::vector<double> sm_mhz;                 // one per repetition, read right after it; empty if unavailable
+  std::vector<std::string> throttle_reasons;  // union over repetitions, NVML names
+  bool throttled = false;                     // a repetition saw its SM clock drop or a slowdown reason
+};
+
+struct workload_result {
+  std::string id;
+  std::string kind;
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  status state = status::ok;
+  std::string message;
+  std::optional<validation_record> validation;
+  std::vector<std::pair<std::string, metric>> metrics;  // in the workload's order
+  clock_record clocks;
+  std::optional<std::uint64_t> peak_memory_bytes;     // "memory": {"peak_bytes": ...}
+  std::optional<std::uint64_t> oom_requested_bytes;   // "memory": {"oom_requested_bytes": ...}
+
+  const metric* find_metric(const std::string& name) const;
+};
+
+struct result_file {
+  std::string schema_version = result_schema_version;
+  nlohmann::ordered_json tool = nlohmann::ordered_json::object();
+  nlohmann::ordered_json build = nlohmann::ordered_json::object();
+  nlohmann::ordered_json environment = nlohmann::ordered_json::object();  // has "label"
+  nlohmann::ordered_json suite = nlohmann::ordered_json::object();
+  nlohmann::ordered_json settings = nlohmann::ordered_json::object();
+  std::string started_at, finished_at;  // ISO 8601 UTC
+  std::vector<workload_result> workloads;
+
+  std::string label() const;  // environment.label, or "unlabelled"
+};
+
+nlohmann::ordered_json to_json(const result_file& r);
+// Strict: wrong types, missing required fields, another major schema version -> input_error
+// naming `source` and the JSON path.
+result_file result_from_json(const nlohmann::json& j, const std::string& source);
+result_file read_result_file(const std::string& path);  // input_error if missing/malformed
+// Writes to `path.tmp` then renames, so readers never see a half-written file.
+void write_result_file(const result_file& r, const std::string& path);
+
+std::string utc_now_iso8601();
+
+}  // namespace cudabench

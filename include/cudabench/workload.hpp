@@ -1,0 +1,74 @@
+// The one interface every workload kind implements (CUTLASS-profiler style phases):
+//   setup -> verify -> run (enqueued many times by the harness) -> metrics -> teardown.
+// The harness (runner.hpp) owns the stream, warm-up, repetitions, CUDA-event timing, statistics,
+// memory accounting, clocks and error capture. A workload only enqueues GPU work on the stream it
+// is given and turns the measured per-run times into its metrics.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cudabench/result.hpp"
+#include "cudabench/suite.hpp"
+
+namespace cudabench {
+
+struct run_context {
+  cudaStream_t stream = nullptr;    // the one stream all timed work goes on
+  int device = 0;
+  const cudaDeviceProp* props = nullptr;
+  std::uint64_t seed = 0x5eed;      // seeded, reproducible inputs
+};
+
+struct validation_outcome {
+  bool passed = false;
+  double max_rel_error = 0;  // the largest difference found (stated even when passing)
+  double tolerance = 0;
+  std::string message;       // what was compared and where it failed
+};
+
+// What the harness measured, handed to workload::metrics().
+struct measurement {
+  std::vector<double> per_run_ms;   // one sample per repetition: batch elapsed / runs in batch
+  std::uint64_t peak_memory_bytes = 0;  // own allocations + library workspaces, after warm-up
+};
+
+using metric_list = std::vector<std::pair<std::string, metric>>;
+
+class workload {
+ public:
+  virtual ~workload() = default;
+
+  // Allocate buffers, create handles/plans, fill seeded random inputs. Not timed.
+  // Throw unsupported_error if this GPU/build cannot run the configuration.
+  virtual void setup(run_context& ctx) = 0;
+
+  // Run once and check the output against an independent reference. A failed check makes the
+  // workload `failed_validation` and nothing is timed.
+  virtual validation_outcome verify(run_context& ctx) = 0;
+
+  // Enqueue one run on `stream`; no host synchronisation inside.
+  virtual void run(cudaStream_t stream) = 0;
+
+  // Called after each timed repetition, once the stream is synchronised. For single-shot
+  // measurements that belong to a repetition (e.g. first-inference latency on a fresh model,
+  // time to first token read from the workload's own events).
+  virtual void after_repetition(run_context& /*ctx*/) {}
+
+  // Turn the measurement into named metrics; the first is the kind's headline metric.
+  virtual metric_list metrics(const measurement& m) const = 0;
+
+  // Release everything. Also runs (through the destructor) when an earlier phase threw.
+  virtual void teardown() {}
+};
+
+// Helpers for metrics(): time per run in ms, and a rate from an amount per run.
+metric time_metric(const std::vector<double>& per_run_ms);
+// value = amount_per_run / (ms * 1e-3) / scale, e.g. flops with scale 1e12 -> TFLOP/s.
+metric rate_metric(const std::string& unit, double amount_per_run, double scale,
+                   const std::vector<double>& per_run_ms);
+
+}  // namespace cudabench

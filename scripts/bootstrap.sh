@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Set up and build cudabench in one step.
+#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root /usr/local/cuda-12.4] [--no-install]
+# Installs missing build dependencies with apt-get where apt works (root or sudo, and a reachable
+# mirror); where it does not -- a GPU box with no network -- it uses what is already installed and
+# says what is missing. Then configures (Release, Ninja if present) and builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build
+arch=""
+cuda_root="${CUDA_ROOT:-}"
+install=1
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --arch) arch="$2"; shift 2 ;;
+    --cuda-root) cuda_root="$2"; shift 2 ;;
+    --no-install) install=0; shift ;;
+    -D*) extra+=("$1"); shift ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "bootstrap: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+have_header() { for d in /usr/include /usr/local/include; do [[ -e "$d/$1" ]] && return 0; done; return 1; }
+missing=()
+have_header CLI/CLI.hpp || missing+=(libcli11-dev)
+have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+have_header fmt/core.h || missing+=(libfmt-dev)
+have_header gtest/gtest.h || missing+=(libgtest-dev)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v ninja >/dev/null || missing+=(ninja-build)
+if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
+  sudo=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo=sudo
+  if command -v apt-get >/dev/null; then
+    echo "bootstrap: installing ${missing[*]}"
+    if $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; then
+      missing=()
+    else
+      echo "bootstrap: apt-get failed (no network?); continuing with what is installed" >&2
+    fi
+  fi
+fi
+[[ ${#missing[@]} -gt 0 ]] && echo "bootstrap: warning: not found: ${missing[*]} (configure may fail)" >&2
+
+if [[ -z "$cuda_root" ]]; then
+  if command -v nvcc >/dev/null; then cuda_root=$(dirname "$(dirname "$(command -v nvcc)")"); else cuda_root=/usr/local/cuda; fi
+fi
+[[ -x "$cuda_root/bin/nvcc" ]] || { echo "bootstrap: no nvcc under $cuda_root (set --cuda-root)" >&2; exit 3; }
+
+args=(-S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda_root/bin/nvcc"
+      -DCUDAToolkit_ROOT="$cuda_root")
+command -v ninja >/dev/null && args+=(-G Ninja)
+[[ -n "$arch" ]] && args+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
+if command -v ccache >/dev/null; then
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake "${args[@]}" "${extra[@]}"
+cmake --build "$build_dir" -j "$(nproc)"
+echo "bootstrap: built $build_dir/cudabench"
