@@ -1,0 +1,84 @@
+// A thin RAII layer over cuBLASLt for the workloads' GEMMs: one context (handle + workspace) per
+// workload, one planned matmul per shape (descriptors + the heuristic's best algorithm chosen
+// once at setup, so nothing is planned inside the timed region).
+// Column-major like cuBLAS: D[m,n] = alpha * op(A)[m,k] * op(B)[k,n] + beta * C, with an optional
+// epilogue (bias per row of D, ReLU, GELU). make_linear() gives the row-major layer form.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include "cudabench/device_memory.hpp"
+
+namespace cudabench {
+
+enum class gemm_epilogue { none, bias, relu, bias_relu, bias_gelu };
+
+struct gemm_types {
+  cudaDataType_t a = CUDA_R_32F, b = CUDA_R_32F, c = CUDA_R_32F;  // D has C's type
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType_t scale = CUDA_R_32F;  // type of alpha/beta
+};
+gemm_types gemm_types_fp32();  // true fp32 (no TF32)
+gemm_types gemm_types_tf32();  // fp32 storage, TF32 tensor cores
+gemm_types gemm_types_fp16();  // fp16 in/out, fp32 accumulate
+gemm_types gemm_types_bf16();  // bf16 in/out, fp32 accumulate
+
+struct gemm_shape {
+  cublasOperation_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  int batch = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // elements, for batch > 1
+};
+
+class blaslt_context {
+ public:
+  explicit blaslt_context(std::size_t workspace_bytes = 32u << 20);
+  ~blaslt_context();
+  blaslt_context(const blaslt_context&) = delete;
+  blaslt_context& operator=(const blaslt_context&) = delete;
+  cublasLtHandle_t handle() const { return handle_; }
+  void* workspace() const { return workspace_.get(); }
+  std::size_t workspace_bytes() const { return workspace_.bytes(); }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  device_buffer<std::byte> workspace_;
+};
+
+class lt_matmul {
+ public:
+  // Plans the GEMM; throws unsupported_error if the heuristic finds no algorithm.
+  lt_matmul(const blaslt_context& ctx, const gemm_shape& shape, const gemm_types& types,
+            gemm_epilogue epilogue = gemm_epilogue::none, const void* bias = nullptr,
+            cudaDataType_t bias_type = CUDA_R_32F);
+  ~lt_matmul();
+  lt_matmul(lt_matmul&& o) noexcept;
+  lt_matmul& operator=(lt_matmul&&) = delete;
+  lt_matmul(const lt_matmul&) = delete;
+
+  // D = alpha*op(A)op(B) + beta*C; `d` may equal `c`. alpha/beta point to host values of the
+  // scale type (float for every gemm_types_* above).
+  void run(const void* alpha, const void* a, const void* b, const void* beta, const void* c, void* d,
+           cudaStream_t stream) const;
+  // Convenience: alpha = 1, beta = 0, D written in place of C.
+  void run(const void* a, const void* b, void* d, cudaStream_t stream) const;
+
+ private:
+  const blaslt_context* ctx_;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, lc_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  bool float_scale_ = true;
+};
+
+// Row-major linear layer, as in torch.nn.Linear: Y[M,N] = X[M,K] · W[N,K]^T (+ bias[N]) (+ act).
+// Run it as `lin.run(W, X, Y, stream)` (cuBLAS sees W as A and X as B).
+lt_matmul make_linear(const blaslt_context& ctx, std::int64_t M, std::int64_t N, std::int64_t K,
+                      const gemm_types& types, gemm_epilogue epilogue = gemm_epilogue::none,
+                      const void* bias = nullptr, cudaDataType_t bias_type = CUDA_R_32F);
+
+}  // namespace cudabench

@@ -1,0 +1,86 @@
+// safetensors reader: a file written byte by byte here, plus truncation and shape errors.
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cudabench/errors.hpp"
+#include "cudabench/safetensors.hpp"
+
+namespace fs = std::filesystem;
+using namespace cudabench;
+
+namespace {
+std::string write_file(const std::string& name, const std::string& header, const std::vector<float>& data,
+                       std::size_t drop_tail = 0) {
+  const fs::path dir = fs::temp_directory_path() / "cudabench_st_test";
+  fs::create_directories(dir);
+  const fs::path p = dir / name;
+  std::ofstream out(p, std::ios::binary);
+  const std::uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xff));
+  out << header;
+  std::string bytes(data.size() * 4, '\0');
+  std::memcpy(bytes.data(), data.data(), bytes.size());
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - drop_tail));
+  return p.string();
+}
+const std::string kHeader =
+    R"({"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+    R"("b":{"dtype":"F32","shape":[2],"data_offsets":[24,32]}})";
+}  // namespace
+
+TEST(Safetensors, ReadsTensorsAndData) {
+  const auto path = write_file("ok.safetensors", kHeader, {1, 2, 3, 4, 5, 6, 7.5f, -8});
+  const auto ck = checkpoint::open(path);
+  const auto& w = ck.expect("w", {"F32"}, {2, 3});
+  EXPECT_EQ(w.numel(), 6);
+  const auto& b = ck.expect("b", {"F32", "F16"}, {2});
+  float vals[2];
+  std::memcpy(vals, ck.data(b), 8);
+  EXPECT_FLOAT_EQ(vals[0], 7.5f);
+  EXPECT_FLOAT_EQ(vals[1], -8.0f);
+  EXPECT_EQ(ck.names().size(), 2u);
+}
+
+TEST(Safetensors, WrongShapeDtypeAndMissingNameTheTensor) {
+  const auto path = write_file("ok2.safetensors", kHeader, {1, 2, 3, 4, 5, 6, 7, 8});
+  const auto ck = checkpoint::open(path);
+  try {
+    ck.expect("w", {"F32"}, {3, 2});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": tensor w: shape [2, 3] (expected [3, 2])");
+  }
+  try {
+    ck.expect("w", {"F16"}, {2, 3});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": tensor w: dtype F32 (expected F16)");
+  }
+  try {
+    ck.expect("missing.weight", {}, {1});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": tensor missing.weight is missing");
+  }
+}
+
+TEST(Safetensors, TruncatedFileIsAnError) {
+  const auto path = write_file("trunc.safetensors", kHeader, {1, 2, 3, 4, 5, 6, 7, 8}, 4);
+  try {
+    checkpoint::open(path);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor b: data [24, 32) lies outside the 28 data bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Safetensors, MissingPathIsAnError) {
+  EXPECT_THROW(checkpoint::open("/nonexistent/dir/model"), input_error);
+}
