@@ -2,11 +2,15 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
+#include "workloads/matmul.hpp"
+#include "workloads/memory_bandwidth.hpp"
+
 namespace cudabench {
 
 const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
-      // {matmul_schema(), make_matmul},
+      {matmul_schema(), make_matmul},
+      {memory_bandwidth_schema(), make_memory_bandwidth},
   };
   return kinds;
 }
