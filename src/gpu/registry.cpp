@@ -2,11 +2,14 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
+#include "workloads/resnet50.hpp"
+
 namespace cudabench {
 
 const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
       // {matmul_schema(), make_matmul},
+      {resnet50_schema(), make_resnet50},
   };
   return kinds;
 }
