@@ -319,8 +319,9 @@ TEST_P(ResNet50Conv, EachShapeClassMatchesCpu) {
     }
     const double rel = std::sqrt(num2 / den2);
     const double tol = half ? 2e-3 : 5e-5;
-    std::printf("%s conv %-28s algo %d: rel L2 %.3g (max abs diff %.3g), tol %.0e\n", half ? "fp16" : "fp32", t.name,
-                static_cast<int>(layer.choice().algo), rel, worst, tol);
+    std::printf("%s conv %-28s algo %d%s: rel L2 %.3g (max abs diff %.3g), tol %.0e\n", half ? "fp16" : "fp32",
+                t.name, static_cast<int>(layer.choice().algo), layer.split() ? " (split epilogue)" : "", rel, worst,
+                tol);
     EXPECT_LE(rel, tol) << t.name;
   }
 }

@@ -8,6 +8,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "kernels/resnet/epilogue.cuh"
 
 namespace cudabench::resnet {
 namespace {
@@ -103,12 +104,12 @@ std::size_t conv_layer::max_candidate_workspace(cudnnHandle_t handle, algo_cache
   return m;
 }
 
-cudnnStatus_t conv_layer::launch(cudnnHandle_t handle, const algo_choice& a, const void* x, const void* w,
-                                 const void* bias, const void* z, void* y, void* workspace,
+cudnnStatus_t conv_layer::launch(cudnnHandle_t handle, const algo_choice& a, bool fused, const void* x,
+                                 const void* w, const void* bias, const void* z, void* y, void* workspace,
                                  std::size_t workspace_bytes) const {
   // Both data types scale with float (cuDNN: float scalars for half and float tensors).
   const float one = 1.0f, zero = 0.0f;
-  if (!fused_)
+  if (!fused)
     return cudnnConvolutionForward(handle, &one, x_desc_.get(), x, w_desc_.get(), w, conv_.get(), a.algo, workspace,
                                    workspace_bytes, &zero, y_desc_.get(), y);
   // Without a residual, z aliases y with alpha2 = 0 (y's previous contents are finite: the model
@@ -122,24 +123,39 @@ cudnnStatus_t conv_layer::launch(cudnnHandle_t handle, const algo_choice& a, con
 void conv_layer::plan(cudnnHandle_t handle, algo_cache& cache, bool tune, const void* x, const void* w,
                       const void* bias, const void* z, void* y, void* workspace, std::size_t workspace_bytes) {
   std::string refused;
-  for (const auto& a : candidates(handle, cache, tune, x, w, y)) {
-    if (a.workspace > workspace_bytes) continue;
-    CUDABENCH_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_.get(), a.math));
-    const cudnnStatus_t st = launch(handle, a, x, w, bias, z, y, workspace, workspace_bytes);
-    if (st == CUDNN_STATUS_SUCCESS) {
-      choice_ = a;
-      return;
+  // Fused first; a fused layer that cuDNN refuses for every algorithm falls back to split.
+  for (const bool fused : {fused_, false}) {
+    for (const auto& a : candidates(handle, cache, tune, x, w, y)) {
+      if (a.workspace > workspace_bytes) continue;
+      CUDABENCH_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_.get(), a.math));
+      const cudnnStatus_t st = launch(handle, a, fused, x, w, bias, z, y, workspace, workspace_bytes);
+      if (st == CUDNN_STATUS_SUCCESS) {
+        choice_ = a;
+        split_ = fused_ && !fused;
+        return;
+      }
+      refused += fmt::format(" {}algo {}: {};", fused ? "fused " : "", static_cast<int>(a.algo),
+                             cudnnGetErrorString(st));
     }
-    refused += fmt::format(" algo {}: {};", static_cast<int>(a.algo), cudnnGetErrorString(st));
+    if (!fused_) break;
   }
-  throw unsupported_error(fmt::format("cuDNN runs no {} algorithm for convolution {} ({}):{}",
-                                      fused_ ? "fused conv+bias+relu" : "convolution", shape_.key(),
+  throw unsupported_error(fmt::format("cuDNN runs no algorithm for convolution {} ({}):{}", shape_.key(),
                                       num_.half() ? "fp16 NHWC" : "fp32 NCHW", refused));
+}
+
+void conv_layer::epilogue(cudnnHandle_t handle, const void* bias, const void* z, void* y) const {
+  cudaStream_t stream = nullptr;
+  CUDABENCH_CHECK_CUDNN(cudnnGetStream(handle, &stream));
+  const long long pq = static_cast<long long>(shape_.p()) * shape_.q();
+  kernels::resnet::bias_residual_relu(y, bias, residual_ ? z : nullptr, num_.half(),
+                                      num_.format == CUDNN_TENSOR_NHWC, static_cast<long long>(shape_.n) * shape_.k * pq,
+                                      shape_.k, static_cast<int>(pq), stream);
 }
 
 void conv_layer::run(cudnnHandle_t handle, const void* x, const void* w, const void* bias, const void* z, void* y,
                      void* workspace, std::size_t workspace_bytes) const {
-  CUDABENCH_CHECK_CUDNN(launch(handle, choice_, x, w, bias, z, y, workspace, workspace_bytes));
+  CUDABENCH_CHECK_CUDNN(launch(handle, choice_, fused_ && !split_, x, w, bias, z, y, workspace, workspace_bytes));
+  if (split_) epilogue(handle, bias, z, y);
 }
 
 }  // namespace cudabench::resnet

@@ -5,6 +5,8 @@
 //          cudnnConvolutionBiasActivationForward call, with batch-norm already folded into w, bias;
 //   plain: y = conv(x, w)                   (the projection shortcut; its folded bias is added by
 //          the block's fused conv3, so no identity-activation call is ever needed).
+// If cuDNN refuses the fused call for every algorithm of a layer, that layer runs split: the plain
+// convolution, then kernels/resnet/epilogue.cuh (correct, slower; reported by split()).
 #pragma once
 #ifdef CUDABENCH_HAVE_CUDNN
 #include <cstddef>
@@ -64,16 +66,19 @@ class conv_layer {
 
   const conv_shape& shape() const { return shape_; }
   const algo_choice& choice() const { return choice_; }
+  bool split() const { return split_; }
 
  private:
   std::vector<algo_choice> candidates(cudnnHandle_t handle, algo_cache& cache, bool tune, const void* x,
                                       const void* w, void* y);
-  cudnnStatus_t launch(cudnnHandle_t handle, const algo_choice& a, const void* x, const void* w, const void* bias,
-                       const void* z, void* y, void* workspace, std::size_t workspace_bytes) const;
+  cudnnStatus_t launch(cudnnHandle_t handle, const algo_choice& a, bool fused, const void* x, const void* w,
+                       const void* bias, const void* z, void* y, void* workspace, std::size_t workspace_bytes) const;
+  void epilogue(cudnnHandle_t handle, const void* bias, const void* z, void* y) const;
 
   conv_shape shape_;
   numerics num_;
   bool fused_, residual_;
+  bool split_ = false;
   tensor_desc x_desc_, y_desc_, bias_desc_;
   filter_desc w_desc_;
   conv_desc conv_;

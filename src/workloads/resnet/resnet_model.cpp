@@ -58,19 +58,29 @@ resnet_model::resnet_model(const arch& a, const raw_params& params, const model_
   CUDABENCH_CHECK_CUDNN(cudnnSetStream(handle_.get(), stream_.get()));
 
   upload_weights(params);
+  input_ = device_buffer<std::byte>(static_cast<std::size_t>(opt.batch) * in_c_ * a.image_size * a.image_size *
+                                    num_.elem_bytes());
+  CUDABENCH_CHECK_CUDA(cudaMemset(input_.get(), 0, input_.bytes()));
+  if (!opt.defer_prepare) prepare();
+}
+
+void resnet_model::prepare() {
+  if (prepared()) return;
   build_layers();
   plan_layers();
   blas_ = std::make_unique<blaslt_context>(std::size_t{8} << 20);
   const bool half = num_.half();
-  fc_ = std::make_unique<lt_matmul>(make_linear(*blas_, opt.batch, a.num_classes, a.features,
+  fc_ = std::make_unique<lt_matmul>(make_linear(*blas_, opt_.batch, arch_.num_classes, arch_.features,
                                                 half ? gemm_types_fp16() : gemm_types_fp32(), gemm_epilogue::bias,
                                                 fc_b_.get(), half ? CUDA_R_16F : CUDA_R_32F));
-  if (opt.use_graph) {
+  if (opt_.use_graph) {
     // One eager pass first: cuDNN and cuBLASLt load kernels and build internal plans lazily, which
     // must not happen inside the capture.
     forward_direct(stream_.get());
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
     capture_graph();
+  } else {
+    note_ = plan_note_ + "; cuDNN called directly (no CUDA graph)";
   }
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
 }
@@ -117,8 +127,6 @@ void resnet_model::build_layers() {
       h = h2;
     }
   }
-  input_ = device_buffer<std::byte>(static_cast<std::size_t>(n) * in_c_ * arch_.image_size * arch_.image_size * eb);
-  CUDABENCH_CHECK_CUDA(cudaMemset(input_.get(), 0, input_.bytes()));
   // Four buffers hold a bottleneck's live tensors: the stream x, t1, t2 and the shortcut; the
   // block output overwrites t1 (dead once conv2 has read it). Cleared so a first read of a
   // buffer (the alpha2 = 0 residual slot) never meets NaN garbage.
@@ -195,7 +203,15 @@ void resnet_model::plan_layers() {
     layers_[j]->plan(handle_.get(), cache, opt_.tune, io_[j].x, weights_[static_cast<std::size_t>(io_[j].conv)].get(),
                      io_[j].bias, io_[j].z, io_[j].y, workspace_.get(), workspace_.bytes());
   std::size_t need = 256;
-  for (const auto& l : layers_) need = std::max(need, l->choice().workspace);
+  int split = 0;
+  for (const auto& l : layers_) {
+    need = std::max(need, l->choice().workspace);
+    split += l->split() ? 1 : 0;
+  }
+  plan_note_ = split == 0 ? "every conv+bias(+residual)+ReLU fused in cuDNN"
+                          : fmt::format("{} of {} convolutions unfused (cuDNN refused the fused call; separate "
+                                        "epilogue kernel)",
+                                        split, layers_.size());
   if (need < workspace_.bytes()) {
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));  // trial runs still use it
     workspace_.reset();
@@ -224,7 +240,8 @@ void resnet_model::capture_graph() {
   cudaError_t err = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    note_ = fmt::format("CUDA graph capture unavailable ({}); cuDNN called directly", cudaGetErrorName(err));
+    note_ = fmt::format("{}; CUDA graph capture unavailable ({}), cuDNN called directly", plan_note_,
+                        cudaGetErrorName(err));
     return;
   }
   std::string failure;
@@ -244,7 +261,7 @@ void resnet_model::capture_graph() {
     err = cudaGraphInstantiate(&exec, graph_.get(), 0);
     if (err == cudaSuccess) {
       graph_exec_.reset(exec);
-      note_ = "forward pass captured in a CUDA graph";
+      note_ = plan_note_ + "; forward pass captured in a CUDA graph";
       return;
     }
     failure = fmt::format("instantiate: {}", cudaGetErrorName(err));
@@ -252,10 +269,11 @@ void resnet_model::capture_graph() {
   }
   if (g) cudaGraphDestroy(g);
   (void)cudaGetLastError();
-  note_ = fmt::format("CUDA graph capture failed ({}); cuDNN called directly", failure);
+  note_ = fmt::format("{}; CUDA graph capture failed ({}), cuDNN called directly", plan_note_, failure);
 }
 
 void resnet_model::forward(cudaStream_t stream) {
+  if (!prepared()) throw std::logic_error("resnet_model::forward before prepare()");
   if (graph_exec_)
     CUDABENCH_CHECK_CUDA(cudaGraphLaunch(graph_exec_.get(), stream));
   else

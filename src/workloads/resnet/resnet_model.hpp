@@ -32,13 +32,20 @@ struct model_options {
   int batch = 1;
   bool tune = false;       // measure algorithms (cudnnFind) instead of trusting the heuristics
   bool use_graph = true;   // capture the forward pass in a CUDA graph
+  bool defer_prepare = false;  // construct only loads the weights; call prepare() before forward()
 };
 
 class resnet_model {
  public:
-  // Folds batch-norm, uploads weights, allocates buffers, plans every convolution (trial runs on
-  // the model's stream) and captures the graph. Returns with the model's stream synchronised.
+  // Loads the model: folds batch-norm, uploads the weights, allocates the input buffer. Then,
+  // unless opt.defer_prepare, prepare(). Returns with the model's stream synchronised.
   resnet_model(const arch& a, const raw_params& params, const model_options& opt);
+
+  // Allocates activations and the workspace, plans every convolution (trial runs on the model's
+  // stream), plans the fc and captures the graph: everything between a loaded model and its first
+  // forward pass (what first_inference_ms times). Returns with the model's stream synchronised.
+  void prepare();
+  bool prepared() const { return fc_ != nullptr; }
   ~resnet_model() = default;
   resnet_model(const resnet_model&) = delete;
   resnet_model& operator=(const resnet_model&) = delete;
@@ -113,7 +120,7 @@ class resnet_model {
 
   std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter> graph_;
   std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter> graph_exec_;
-  std::string note_;
+  std::string plan_note_, note_;
 };
 
 }  // namespace cudabench::resnet
