@@ -28,8 +28,8 @@ __global__ void bias_residual_relu_kernel(T* __restrict__ y, const T* __restrict
 
 }  // namespace
 
-void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k,
-                        int pq, cudaStream_t stream) {
+void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k, int pq,
+                        cudaStream_t stream) {
   assert(y && bias && count > 0 && k > 0 && pq > 0 && count % (static_cast<long long>(k) * pq) == 0);
   constexpr int block = 256;
   const unsigned grid = static_cast<unsigned>((count + block - 1) / block);

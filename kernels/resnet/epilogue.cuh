@@ -8,7 +8,7 @@
 
 namespace cudabench::kernels::resnet {
 
-void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k,
-                        int pq, cudaStream_t stream);
+void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k, int pq,
+                        cudaStream_t stream);
 
 }  // namespace cudabench::kernels::resnet

@@ -14,8 +14,8 @@ constexpr int block = 256;
 
 inline unsigned grid_for(long long count) { return static_cast<unsigned>((count + block - 1) / block); }
 
-__global__ void conv2d_kernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y,
-                              int n, int c, int h, int wd, int k, int kernel, int stride, int pad, int p, int q) {
+__global__ void conv2d_kernel(const float* __restrict__ x, const float* __restrict__ w, float* __restrict__ y, int n,
+                              int c, int h, int wd, int k, int kernel, int stride, int pad, int p, int q) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long total = static_cast<long long>(n) * k * p * q;
   if (idx >= total) return;
@@ -42,9 +42,9 @@ __global__ void conv2d_kernel(const float* __restrict__ x, const float* __restri
   y[idx] = acc;
 }
 
-__global__ void batchnorm_kernel(float* __restrict__ y, const float* __restrict__ gamma,
-                                 const float* __restrict__ beta, const float* __restrict__ mean,
-                                 const float* __restrict__ var, float eps, int k, int hw, long long total) {
+__global__ void batchnorm_kernel(float* __restrict__ y, const float* __restrict__ gamma, const float* __restrict__ beta,
+                                 const float* __restrict__ mean, const float* __restrict__ var, float eps, int k,
+                                 int hw, long long total) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= total) return;
   const int ki = static_cast<int>((idx / hw) % k);
@@ -60,8 +60,8 @@ __global__ void add_relu_kernel(float* __restrict__ y, const float* __restrict__
   y[idx] = v;
 }
 
-__global__ void maxpool_kernel(const float* __restrict__ x, float* __restrict__ y, int n, int c, int h, int w,
-                               int p, int q) {
+__global__ void maxpool_kernel(const float* __restrict__ x, float* __restrict__ y, int n, int c, int h, int w, int p,
+                               int q) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long total = static_cast<long long>(n) * c * p * q;
   if (idx >= total) return;
@@ -98,7 +98,8 @@ __global__ void linear_kernel(const float* __restrict__ x, const float* __restri
   const int o = static_cast<int>(idx % out);
   const int ni = static_cast<int>(idx / out);
   float acc = b[o];
-  for (int i = 0; i < in; ++i) acc = fmaf(x[static_cast<long long>(ni) * in + i], w[static_cast<long long>(o) * in + i], acc);
+  for (int i = 0; i < in; ++i)
+    acc = fmaf(x[static_cast<long long>(ni) * in + i], w[static_cast<long long>(o) * in + i], acc);
   y[idx] = acc;
 }
 

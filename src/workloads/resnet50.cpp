@@ -127,8 +127,8 @@ validation_outcome resnet50_workload::verify(run_context& ctx) {
   //    reference on the same raw weights (input regenerated: the fill is counter-based).
   model_->forward(ctx.stream);
   const std::vector<float> y = model_->logits(ctx.stream);
-  const std::size_t bad = static_cast<std::size_t>(
-      std::count_if(y.begin(), y.end(), [](float v) { return !std::isfinite(v); }));
+  const std::size_t bad =
+      static_cast<std::size_t>(std::count_if(y.begin(), y.end(), [](float v) { return !std::isfinite(v); }));
   const int nref = std::min(batch_, 2);
   device_buffer<float> images(static_cast<std::size_t>(nref) * 3 * image_size_ * image_size_);
   fill_images(images.get(), nref, image_size_, seed_ ^ input_salt, ctx.stream);

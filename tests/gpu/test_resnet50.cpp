@@ -31,9 +31,9 @@ bool have_gpu() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-#define RESNET_REQUIRE_GPU()                                                         \
-  do {                                                                               \
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: resnet50 GPU tests skipped";  \
+#define RESNET_REQUIRE_GPU()                                                       \
+  do {                                                                             \
+    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: resnet50 GPU tests skipped"; \
   } while (0)
 
 workload_spec spec(const std::string& dtype, int batch, int image_size, const std::string& weights = "random") {
@@ -209,7 +209,8 @@ std::vector<float> to_nhwc(const std::vector<float>& v, int n, int c, int h, int
   for (int ni = 0; ni < n; ++ni)
     for (int ci = 0; ci < c; ++ci)
       for (int i = 0; i < h * h; ++i)
-        out[(static_cast<std::size_t>(ni) * h * h + i) * c_pad + ci] = v[(static_cast<std::size_t>(ni) * c + ci) * h * h + i];
+        out[(static_cast<std::size_t>(ni) * h * h + i) * c_pad + ci] =
+            v[(static_cast<std::size_t>(ni) * c + ci) * h * h + i];
   return out;
 }
 
@@ -269,7 +270,8 @@ TEST_P(ResNet50Conv, EachShapeClassMatchesCpu) {
     const int c_pad = half ? (t.c + 7) / 8 * 8 : t.c;
     const float bound = std::sqrt(3.0f / static_cast<float>(t.c * t.kernel * t.kernel));
     std::vector<float> x = host_uniform(static_cast<std::size_t>(n) * t.c * t.h * t.h, ++seed, -1.0f, 1.0f);
-    std::vector<float> w = host_uniform(static_cast<std::size_t>(t.k) * t.c * t.kernel * t.kernel, ++seed, -bound, bound);
+    std::vector<float> w =
+        host_uniform(static_cast<std::size_t>(t.k) * t.c * t.kernel * t.kernel, ++seed, -bound, bound);
     std::vector<float> b = host_uniform(static_cast<std::size_t>(t.k), ++seed, -0.5f, 0.5f);
     std::vector<float> z = host_uniform(static_cast<std::size_t>(n) * t.k * p * p, ++seed, -1.0f, 1.0f);
     if (half) {  // the CPU reference sees the fp16-rounded inputs
@@ -305,14 +307,14 @@ TEST_P(ResNet50Conv, EachShapeClassMatchesCpu) {
     s.stride = t.stride;
     s.pad = t.pad;
     resnet::conv_layer layer(s, num, t.fused, t.residual);
-    const std::size_t ws = layer.max_candidate_workspace(handle.get(), cache, false, std::size_t{512} << 20, xd.get(),
-                                                         wd.get(), yd.get());
+    const std::size_t ws =
+        layer.max_candidate_workspace(handle.get(), cache, false, std::size_t{512} << 20, xd.get(), wd.get(), yd.get());
     device_buffer<std::byte> workspace(std::max<std::size_t>(ws, 256));
     layer.plan(handle.get(), cache, false, xd.get(), wd.get(), t.fused ? bd.get() : nullptr,
                t.residual ? zd.get() : nullptr, yd.get(), workspace.get(), workspace.bytes());
     CUDABENCH_CHECK_CUDA(cudaMemset(yd.get(), 0, yd.bytes()));
-    layer.run(handle.get(), xd.get(), wd.get(), t.fused ? bd.get() : nullptr, t.residual ? zd.get() : nullptr,
-              yd.get(), workspace.get(), workspace.bytes());
+    layer.run(handle.get(), xd.get(), wd.get(), t.fused ? bd.get() : nullptr, t.residual ? zd.get() : nullptr, yd.get(),
+              workspace.get(), workspace.bytes());
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(st.s));
     std::vector<float> y = download(yd, out_count, half);
     if (half) {  // NHWC -> NCHW for the comparison
@@ -333,9 +335,8 @@ TEST_P(ResNet50Conv, EachShapeClassMatchesCpu) {
     }
     const double rel = std::sqrt(num2 / den2);
     const double tol = half ? 2e-3 : 5e-5;
-    std::printf("%s conv %-28s algo %d%s: rel L2 %.3g (max abs diff %.3g), tol %.0e\n", half ? "fp16" : "fp32",
-                t.name, static_cast<int>(layer.choice().algo), layer.split() ? " (split epilogue)" : "", rel, worst,
-                tol);
+    std::printf("%s conv %-28s algo %d%s: rel L2 %.3g (max abs diff %.3g), tol %.0e\n", half ? "fp16" : "fp32", t.name,
+                static_cast<int>(layer.choice().algo), layer.split() ? " (split epilogue)" : "", rel, worst, tol);
     EXPECT_LE(rel, tol) << t.name;
   }
 }

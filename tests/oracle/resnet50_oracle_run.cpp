@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
     }
     cudaStreamDestroy(stream);
     std::ofstream out(args["--output"], std::ios::binary);
-    out.write(reinterpret_cast<const char*>(logits.data()), static_cast<std::streamsize>(logits.size() * sizeof(float)));
+    out.write(reinterpret_cast<const char*>(logits.data()),
+              static_cast<std::streamsize>(logits.size() * sizeof(float)));
     return out ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "resnet50_oracle_run: %s\n", e.what());

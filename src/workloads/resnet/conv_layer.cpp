@@ -23,9 +23,7 @@ bool allowed_math(const numerics& num, cudnnMathType_t m) {
   return true;
 }
 
-cudnnMathType_t effective_math(const numerics& num, cudnnMathType_t m) {
-  return num.half() ? m : CUDNN_FMA_MATH;
-}
+cudnnMathType_t effective_math(const numerics& num, cudnnMathType_t m) { return num.half() ? m : CUDNN_FMA_MATH; }
 
 }  // namespace
 
@@ -42,11 +40,11 @@ conv_layer::conv_layer(const conv_shape& s, const numerics& num, bool fused, boo
   // Pseudo-half for fp16 (fp16 storage, fp32 accumulation), as torch does.
   CUDABENCH_CHECK_CUDNN(cudnnSetConvolution2dDescriptor(conv_.get(), s.pad, s.pad, s.stride, s.stride, 1, 1,
                                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  CUDABENCH_CHECK_CUDNN(
-      cudnnSetConvolutionMathType(conv_.get(), num.half() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+  CUDABENCH_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_.get(), num.half() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
   CUDABENCH_CHECK_CUDNN(cudnnSetActivationDescriptor(relu_.get(), CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
   int n = 0, k = 0, p = 0, q = 0;
-  CUDABENCH_CHECK_CUDNN(cudnnGetConvolution2dForwardOutputDim(conv_.get(), x_desc_.get(), w_desc_.get(), &n, &k, &p, &q));
+  CUDABENCH_CHECK_CUDNN(
+      cudnnGetConvolution2dForwardOutputDim(conv_.get(), x_desc_.get(), w_desc_.get(), &n, &k, &p, &q));
   if (n != s.n || k != s.k || p != s.p() || q != s.q())
     throw std::logic_error(fmt::format("conv_layer {}: cuDNN output {}x{}x{}x{} != planned", s.key(), n, k, p, q));
 }
@@ -64,9 +62,9 @@ std::vector<algo_choice> conv_layer::candidates(cudnnHandle_t handle, algo_cache
     // Measures every algorithm on the real buffers (plain convolution; the fused epilogue costs
     // the same for each).
     device_buffer<std::byte> ws(tune_workspace_bytes);
-    CUDABENCH_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(
-        handle, x_desc_.get(), x, w_desc_.get(), w, conv_.get(), y_desc_.get(), y, max_count, &returned, perf.data(),
-        ws.get(), ws.bytes()));
+    CUDABENCH_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(handle, x_desc_.get(), x, w_desc_.get(), w,
+                                                                 conv_.get(), y_desc_.get(), y, max_count, &returned,
+                                                                 perf.data(), ws.get(), ws.bytes()));
   } else {
     CUDABENCH_CHECK_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(handle, x_desc_.get(), w_desc_.get(), conv_.get(),
                                                                  y_desc_.get(), max_count, &returned, perf.data()));
@@ -85,13 +83,13 @@ std::vector<algo_choice> conv_layer::candidates(cudnnHandle_t handle, algo_cache
       continue;
     a.workspace = std::max(ws, r.memory);
     if (a.workspace > tune_workspace_bytes) continue;
-    const bool dup = std::any_of(out.begin(), out.end(),
-                                 [&](const algo_choice& o) { return o.algo == a.algo && o.math == a.math; });
+    const bool dup =
+        std::any_of(out.begin(), out.end(), [&](const algo_choice& o) { return o.algo == a.algo && o.math == a.math; });
     if (!dup) out.push_back(a);
   }
   if (out.empty())
-    throw unsupported_error(fmt::format("cuDNN lists no usable forward algorithm for convolution {} ({})",
-                                        shape_.key(), num_.half() ? "fp16 NHWC" : "fp32 NCHW"));
+    throw unsupported_error(fmt::format("cuDNN lists no usable forward algorithm for convolution {} ({})", shape_.key(),
+                                        num_.half() ? "fp16 NHWC" : "fp32 NCHW"));
   cache.emplace(key, out);
   return out;
 }
@@ -104,8 +102,8 @@ std::size_t conv_layer::max_candidate_workspace(cudnnHandle_t handle, algo_cache
   return m;
 }
 
-cudnnStatus_t conv_layer::launch(cudnnHandle_t handle, const algo_choice& a, bool fused, const void* x,
-                                 const void* w, const void* bias, const void* z, void* y, void* workspace,
+cudnnStatus_t conv_layer::launch(cudnnHandle_t handle, const algo_choice& a, bool fused, const void* x, const void* w,
+                                 const void* bias, const void* z, void* y, void* workspace,
                                  std::size_t workspace_bytes) const {
   // Both data types scale with float (cuDNN: float scalars for half and float tensors).
   const float one = 1.0f, zero = 0.0f;
@@ -134,8 +132,8 @@ void conv_layer::plan(cudnnHandle_t handle, algo_cache& cache, bool tune, const 
         split_ = fused_ && !fused;
         return;
       }
-      refused += fmt::format(" {}algo {}: {};", fused ? "fused " : "", static_cast<int>(a.algo),
-                             cudnnGetErrorString(st));
+      refused +=
+          fmt::format(" {}algo {}: {};", fused ? "fused " : "", static_cast<int>(a.algo), cudnnGetErrorString(st));
     }
     if (!fused_) break;
   }
@@ -147,9 +145,9 @@ void conv_layer::epilogue(cudnnHandle_t handle, const void* bias, const void* z,
   cudaStream_t stream = nullptr;
   CUDABENCH_CHECK_CUDNN(cudnnGetStream(handle, &stream));
   const long long pq = static_cast<long long>(shape_.p()) * shape_.q();
-  kernels::resnet::bias_residual_relu(y, bias, residual_ ? z : nullptr, num_.half(),
-                                      num_.format == CUDNN_TENSOR_NHWC, static_cast<long long>(shape_.n) * shape_.k * pq,
-                                      shape_.k, static_cast<int>(pq), stream);
+  kernels::resnet::bias_residual_relu(y, bias, residual_ ? z : nullptr, num_.half(), num_.format == CUDNN_TENSOR_NHWC,
+                                      static_cast<long long>(shape_.n) * shape_.k * pq, shape_.k, static_cast<int>(pq),
+                                      stream);
 }
 
 void conv_layer::run(cudnnHandle_t handle, const void* x, const void* w, const void* bias, const void* z, void* y,

@@ -69,8 +69,8 @@ class conv_layer {
   bool split() const { return split_; }
 
  private:
-  std::vector<algo_choice> candidates(cudnnHandle_t handle, algo_cache& cache, bool tune, const void* x,
-                                      const void* w, void* y);
+  std::vector<algo_choice> candidates(cudnnHandle_t handle, algo_cache& cache, bool tune, const void* x, const void* w,
+                                      void* y);
   cudnnStatus_t launch(cudnnHandle_t handle, const algo_choice& a, bool fused, const void* x, const void* w,
                        const void* bias, const void* z, void* y, void* workspace, std::size_t workspace_bytes) const;
   void epilogue(cudnnHandle_t handle, const void* bias, const void* z, void* y) const;

@@ -40,7 +40,8 @@ using conv_desc =
     cudnn_object<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
 using activation_desc =
     cudnn_object<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor, cudnnDestroyActivationDescriptor>;
-using pooling_desc = cudnn_object<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
+using pooling_desc =
+    cudnn_object<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
 
 }  // namespace cudabench::resnet
 #endif  // CUDABENCH_HAVE_CUDNN

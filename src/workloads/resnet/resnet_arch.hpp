@@ -28,10 +28,10 @@ struct arch {
   int width_div = 1;
   int in_channels = 3;
   int num_classes = 1000;
-  int features = 2048;            // channels into the global average pool / fc
-  std::vector<conv_spec> convs;   // convs[0] is the stem (conv1 / bn1)
+  int features = 2048;           // channels into the global average pool / fc
+  std::vector<conv_spec> convs;  // convs[0] is the stem (conv1 / bn1)
   std::vector<block_spec> blocks;
-  std::string fc = "fc";          // fc.weight [num_classes, features], fc.bias [num_classes]
+  std::string fc = "fc";  // fc.weight [num_classes, features], fc.bias [num_classes]
 };
 
 // Throws input_error unless image_size is a positive multiple of 32 and width_div divides 64.

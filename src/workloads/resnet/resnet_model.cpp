@@ -44,8 +44,7 @@ std::vector<float> to_krsc(const std::vector<float>& w, int k, int c, int r, int
 
 }  // namespace
 
-resnet_model::resnet_model(const arch& a, const raw_params& params, const model_options& opt)
-    : arch_(a), opt_(opt) {
+resnet_model::resnet_model(const arch& a, const raw_params& params, const model_options& opt) : arch_(a), opt_(opt) {
   if (opt.batch < 1) throw input_error(fmt::format("resnet50: batch {} must be >= 1", opt.batch));
   if (params.conv_w.size() != a.convs.size() || params.bn.size() != a.convs.size())
     throw std::logic_error("resnet_model: parameters do not match the architecture");
@@ -95,7 +94,8 @@ void resnet_model::upload_weights(const raw_params& params) {
   // (relu(conv3 + b3 + ds + b_ds) -- the same sum, one epilogue).
   for (const auto& blk : arch_.blocks)
     if (blk.downsample >= 0)
-      for (std::size_t k = 0; k < folded[blk.conv3].b.size(); ++k) folded[blk.conv3].b[k] += folded[blk.downsample].b[k];
+      for (std::size_t k = 0; k < folded[blk.conv3].b.size(); ++k)
+        folded[blk.conv3].b[k] += folded[blk.downsample].b[k];
 
   for (std::size_t i = 0; i < arch_.convs.size(); ++i) {
     const conv_spec& c = arch_.convs[i];
@@ -157,9 +157,12 @@ void resnet_model::build_layers() {
   maxpool_after_ = 0;
   stem_out_ = act_[0].get();
   pool_out_ = act_[1].get();
-  CUDABENCH_CHECK_CUDNN(cudnnSetTensor4dDescriptor(stem_out_desc_.get(), num_.format, num_.data, n, stem.out_c, hs, hs));
-  CUDABENCH_CHECK_CUDNN(cudnnSetTensor4dDescriptor(pool_out_desc_.get(), num_.format, num_.data, n, stem.out_c, hp, hp));
-  CUDABENCH_CHECK_CUDNN(cudnnSetPooling2dDescriptor(maxpool_.get(), CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
+  CUDABENCH_CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(stem_out_desc_.get(), num_.format, num_.data, n, stem.out_c, hs, hs));
+  CUDABENCH_CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(pool_out_desc_.get(), num_.format, num_.data, n, stem.out_c, hp, hp));
+  CUDABENCH_CHECK_CUDNN(
+      cudnnSetPooling2dDescriptor(maxpool_.get(), CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 3, 3, 1, 1, 2, 2));
 
   int xi = 1, h = hp;
   for (const auto& blk : arch_.blocks) {
@@ -183,7 +186,8 @@ void resnet_model::build_layers() {
   }
   features_ = act_[static_cast<std::size_t>(xi)].get();
   CUDABENCH_CHECK_CUDNN(cudnnSetTensor4dDescriptor(feat_desc_.get(), num_.format, num_.data, n, arch_.features, h, h));
-  CUDABENCH_CHECK_CUDNN(cudnnSetTensor4dDescriptor(pooled_desc_.get(), num_.format, num_.data, n, arch_.features, 1, 1));
+  CUDABENCH_CHECK_CUDNN(
+      cudnnSetTensor4dDescriptor(pooled_desc_.get(), num_.format, num_.data, n, arch_.features, 1, 1));
   CUDABENCH_CHECK_CUDNN(cudnnSetPooling2dDescriptor(avgpool_.get(), CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
                                                     CUDNN_PROPAGATE_NAN, h, h, 0, 0, h, h));
 }
@@ -195,9 +199,9 @@ void resnet_model::plan_layers() {
   constexpr std::size_t cap = std::size_t{512} << 20;
   std::size_t ws = 0;
   for (std::size_t j = 0; j < io_.size(); ++j)
-    ws = std::max(ws, layers_[j]->max_candidate_workspace(handle_.get(), cache, opt_.tune, cap, io_[j].x,
-                                                          weights_[static_cast<std::size_t>(io_[j].conv)].get(),
-                                                          io_[j].y));
+    ws = std::max(ws,
+                  layers_[j]->max_candidate_workspace(handle_.get(), cache, opt_.tune, cap, io_[j].x,
+                                                      weights_[static_cast<std::size_t>(io_[j].conv)].get(), io_[j].y));
   workspace_ = device_buffer<std::byte>(std::max<std::size_t>(ws, 256));
   for (std::size_t j = 0; j < io_.size(); ++j)
     layers_[j]->plan(handle_.get(), cache, opt_.tune, io_[j].x, weights_[static_cast<std::size_t>(io_[j].conv)].get(),
@@ -209,9 +213,10 @@ void resnet_model::plan_layers() {
     split += l->split() ? 1 : 0;
   }
   plan_note_ = split == 0 ? "every conv+bias(+residual)+ReLU fused in cuDNN"
-                          : fmt::format("{} of {} convolutions unfused (cuDNN refused the fused call; separate "
-                                        "epilogue kernel)",
-                                        split, layers_.size());
+                          : fmt::format(
+                                "{} of {} convolutions unfused (cuDNN refused the fused call; separate "
+                                "epilogue kernel)",
+                                split, layers_.size());
   if (need < workspace_.bytes()) {
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));  // trial runs still use it
     workspace_.reset();

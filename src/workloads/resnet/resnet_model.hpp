@@ -30,8 +30,8 @@ enum class precision { fp16, fp32 };
 struct model_options {
   precision dtype = precision::fp16;
   int batch = 1;
-  bool tune = false;       // measure algorithms (cudnnFind) instead of trusting the heuristics
-  bool use_graph = true;   // capture the forward pass in a CUDA graph
+  bool tune = false;           // measure algorithms (cudnnFind) instead of trusting the heuristics
+  bool use_graph = true;       // capture the forward pass in a CUDA graph
   bool defer_prepare = false;  // construct only loads the weights; call prepare() before forward()
 };
 
@@ -73,10 +73,10 @@ class resnet_model {
 
  private:
   struct layer_io {
-    int conv = -1;                   // arch::convs index
+    int conv = -1;  // arch::convs index
     const void *x = nullptr, *z = nullptr;
     void* y = nullptr;
-    const void* bias = nullptr;      // null for the plain (shortcut) convolution
+    const void* bias = nullptr;  // null for the plain (shortcut) convolution
   };
   void upload_weights(const raw_params& params);
   void build_layers();
@@ -108,8 +108,8 @@ class resnet_model {
   device_buffer<std::byte> workspace_;
 
   std::vector<std::unique_ptr<conv_layer>> layers_;
-  std::vector<layer_io> io_;               // in execution order
-  std::size_t maxpool_after_ = 0;          // io_ index after which the max-pool runs
+  std::vector<layer_io> io_;       // in execution order
+  std::size_t maxpool_after_ = 0;  // io_ index after which the max-pool runs
   pooling_desc maxpool_, avgpool_;
   tensor_desc stem_out_desc_, pool_out_desc_, feat_desc_, pooled_desc_;
   const void* stem_out_ = nullptr;
