@@ -12,7 +12,10 @@ import copy
 
 import torch
 
-from .common import rate_metric, time_metric, time_per_run_ms
+try:
+    from .common import rate_metric, time_metric, time_per_run_ms
+except ImportError:  # loaded as a top-level module (scripts/torch_ref on sys.path)
+    from common import rate_metric, time_metric, time_per_run_ms
 
 
 def _build_cpu(weights):

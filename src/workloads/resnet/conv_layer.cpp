@@ -70,23 +70,30 @@ std::vector<algo_choice> conv_layer::candidates(cudnnHandle_t handle, algo_cache
                                                                  y_desc_.get(), max_count, &returned, perf.data()));
   }
   std::vector<algo_choice> out;
-  for (int i = 0; i < returned; ++i) {
-    const auto& r = perf[static_cast<std::size_t>(i)];
-    if (r.status != CUDNN_STATUS_SUCCESS || !allowed_math(num_, r.mathType)) continue;
+  auto consider = [&](cudnnConvolutionFwdAlgo_t algo, cudnnMathType_t math, std::size_t memory) {
     algo_choice a;
-    a.algo = r.algo;
-    a.math = effective_math(num_, r.mathType);
+    a.algo = algo;
+    a.math = effective_math(num_, math);
     CUDABENCH_CHECK_CUDNN(cudnnSetConvolutionMathType(conv_.get(), a.math));
     std::size_t ws = 0;
     if (cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_.get(), w_desc_.get(), conv_.get(), y_desc_.get(),
                                                 a.algo, &ws) != CUDNN_STATUS_SUCCESS)
-      continue;
-    a.workspace = std::max(ws, r.memory);
-    if (a.workspace > tune_workspace_bytes) continue;
+      return;
+    a.workspace = std::max(ws, memory);
+    if (a.workspace > tune_workspace_bytes) return;
     const bool dup =
         std::any_of(out.begin(), out.end(), [&](const algo_choice& o) { return o.algo == a.algo && o.math == a.math; });
     if (!dup) out.push_back(a);
+  };
+  for (int i = 0; i < returned; ++i) {
+    const auto& r = perf[static_cast<std::size_t>(i)];
+    if (r.status == CUDNN_STATUS_SUCCESS && allowed_math(num_, r.mathType)) consider(r.algo, r.mathType, r.memory);
   }
+  // Last resorts, tried only if cuDNN refuses everything it recommended: the implicit-GEMM
+  // algorithms support every layout and type used here.
+  const cudnnMathType_t fallback_math = num_.half() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+  consider(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, fallback_math, 0);
+  consider(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, fallback_math, 0);
   if (out.empty())
     throw unsupported_error(fmt::format("cuDNN lists no usable forward algorithm for convolution {} ({})", shape_.key(),
                                         num_.half() ? "fp16 NHWC" : "fp32 NCHW"));
