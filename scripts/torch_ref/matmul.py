@@ -47,7 +47,7 @@ def _sample_indices(batch, m, n, gen):
 def _rows(t, bi, ri):
     """t[bi, ri, :] as float64; float8 is gathered through a uint8 view (indexing kernels may lack it)."""
     if t.element_size() == 1 and t.is_floating_point():
-        return t.view(torch.uint8)[bi, ri, :].view(t.dtype).double()
+        return t.view(torch.uint8)[bi, ri, :].view(t.dtype).float().double()
     return t[bi, ri, :].double()
 
 

@@ -4,6 +4,7 @@
 
 #include "workloads/matmul.hpp"
 #include "workloads/memory_bandwidth.hpp"
+#include "workloads/resnet50.hpp"
 
 namespace cudabench {
 
@@ -11,6 +12,7 @@ const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
       {matmul_schema(), make_matmul},
       {memory_bandwidth_schema(), make_memory_bandwidth},
+      {resnet50_schema(), make_resnet50},
   };
   return kinds;
 }

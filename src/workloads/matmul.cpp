@@ -240,6 +240,16 @@ cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::
   return l;
 }
 
+// The alignment every batch's base pointer has: cudaMalloc gives 256 bytes, a batch stride may give
+// less. cuBLASLt assumes 256 unless told, and would pick vectorised kernels that fault otherwise.
+std::uint32_t batch_alignment(std::int64_t stride_elements, std::size_t element_bytes, int batch) {
+  std::uint32_t a = 256;
+  const std::uint64_t stride = static_cast<std::uint64_t>(stride_elements) * element_bytes;
+  if (batch > 1)
+    while (a > 1 && stride % a != 0) a /= 2;
+  return a;
+}
+
 int algo_config_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   std::uint32_t v = 0;  // SPLITK_NUM and REDUCTION_SCHEME are both uint32
   std::size_t written = 0;
@@ -306,6 +316,16 @@ void matmul_workload::setup(run_context& ctx) {
   const std::size_t ws = lt_->workspace_bytes();
   cublasStatus_t st =
       cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+  const std::uint32_t align_a = batch_alignment(n_ * k_, input_bytes(dtype_), batch_);  // cuBLAS's A = our B
+  const std::uint32_t align_b = batch_alignment(m_ * k_, input_bytes(dtype_), batch_);
+  const std::uint32_t align_c = batch_alignment(m_ * n_, output_bytes(dtype_), batch_);
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c}};
+  for (const auto& [attr, value] : alignments)
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
   std::vector<cublasLtMatmulHeuristicResult_t> heur(max_candidates);
   int found = 0;
   if (st == CUBLAS_STATUS_SUCCESS)

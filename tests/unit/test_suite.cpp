@@ -208,6 +208,8 @@ TEST(SuiteErrors, OutOfRange) {
             "x.json: workloads[0].scale: -0.25 is below the minimum 0");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": "0MiB"})")),
             R"(x.json: workloads[0].bytes: "0MiB" (0 bytes) is below the minimum 1)");
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "count": 18446744073709551615})")),
+            "x.json: workloads[0].count: 18446744073709551615 is above the maximum 9223372036854775807");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": -1})")),
             "x.json: workloads[0].bytes: -1 is negative (expected a byte size)");
 }
