@@ -2,11 +2,16 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
+#include "workloads/train_step.hpp"
+#include "workloads/transformer_memory.hpp"
+
 namespace cudabench {
 
 const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
       // {matmul_schema(), make_matmul},
+      {transformer_memory_schema(), make_transformer_memory},
+      {train_step_schema(), make_train_step},
   };
   return kinds;
 }

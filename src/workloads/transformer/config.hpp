@@ -1,0 +1,27 @@
+// Shape of a torch.nn.Transformer (batch_first=True, post-norm, ReLU, no masks, eval) and the
+// batch it runs on. The transformer_memory workload uses torch's defaults; validation and the
+// oracle use smaller shapes through the same code.
+#pragma once
+#include <cstdint>
+
+namespace cudabench::transformer {
+
+struct config {
+  int d_model = 512;
+  int nhead = 8;
+  int encoder_layers = 6;
+  int decoder_layers = 6;
+  int dim_feedforward = 2048;
+  float ln_eps = 1e-5f;
+  int batch = 1;
+  int src_len = 512;
+  int tgt_len = 512;
+  bool fp16 = false;  // weights and activations in fp16 (fp32 accumulation); default fp32
+
+  int head_dim() const { return d_model / nhead; }
+  std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }
+  std::int64_t tgt_tokens() const { return static_cast<std::int64_t>(batch) * tgt_len; }
+  std::size_t elem_bytes() const { return fp16 ? 2 : 4; }
+};
+
+}  // namespace cudabench::transformer
