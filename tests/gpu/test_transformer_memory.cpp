@@ -58,6 +58,7 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim16) {
   c.batch = 3;
   c.src_len = 70;
   c.tgt_len = 129;  // crosses the 128-query block boundary
+  // default chunk_tokens: one chunk of all 3 sequences (validation_config runs one per chunk)
   const validation_outcome v = validate(c, 2);
   std::printf("%s\n", v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
@@ -115,10 +116,10 @@ TEST(TransformerMemory, WorkloadVerifiesRunsAndStaysWithinItsMemoryPlan) {
       c.src_len = c.tgt_len = 64;
       c.fp16 = std::string(dtype) == "fp16";
       const std::uint64_t setup_bytes = memory_tracker::current() - before;
-      std::printf("%s: setup allocated %llu bytes, plan %llu + 32 MiB workspace\n", dtype,
+      std::printf("%s: setup allocated %llu bytes, plan %llu + 8 MiB workspace\n", dtype,
                   static_cast<unsigned long long>(setup_bytes),
                   static_cast<unsigned long long>(transformer::model::planned_bytes(c)));
-      EXPECT_EQ(setup_bytes, transformer::model::planned_bytes(c) + (32u << 20));
+      EXPECT_EQ(setup_bytes, transformer::model::planned_bytes(c) + (8u << 20));
       const validation_outcome v = w->verify(ctx);
       std::printf("%s: %s\n", dtype, v.message.c_str());
       EXPECT_TRUE(v.passed) << v.message;
@@ -149,7 +150,7 @@ TEST(TransformerMemory, OomFromSetupReleasesEverything) {
   ASSERT_NE(k, nullptr);
   const std::uint64_t before = memory_tracker::current();
   for (std::uint64_t budget : {std::uint64_t{1} << 10, std::uint64_t{64} << 20}) {
-    // 1 KiB fails on the first allocation; 64 MiB lets the cuBLASLt workspace through and fails
+    // 1 KiB fails on the first allocation; 64 MiB lets the cuBLASLt workspace (8 MiB) through and fails
     // on the weights (176 MB), so RAII has something to release.
     limit_guard guard(before + budget);
     auto w = k->make(spec(32, 512, "fp32"));

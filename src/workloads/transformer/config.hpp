@@ -17,6 +17,11 @@ struct config {
   int src_len = 512;
   int tgt_len = 512;
   bool fp16 = false;  // weights and activations in fp16 (fp32 accumulation); default fp32
+  // Sub-layers run on chunks of whole sequences of at most this many tokens: enough rows for
+  // cuBLASLt to fill the GPU (M = 8192 for the default K = 512 GEMMs), while the scratch buffer
+  // stays a fixed size instead of growing with the batch. Validation sets it small to get
+  // several chunks.
+  std::int64_t chunk_tokens = 8192;
 
   int head_dim() const { return d_model / nhead; }
   std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }

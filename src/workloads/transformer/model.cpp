@@ -15,8 +15,19 @@
 namespace cudabench::transformer {
 namespace {
 
+// Largest divisor of the batch whose sequences fit config::chunk_tokens (at least 1), so every
+// chunk has the same shape and one set of GEMM plans serves them all.
+int chunk_sequences(const config& c) {
+  const std::int64_t longest = std::max(c.src_len, c.tgt_len);
+  int best = 1;
+  for (int d = 1; d <= c.batch; ++d)
+    if (c.batch % d == 0 && d * longest <= c.chunk_tokens) best = d;
+  return best;
+}
+
 std::int64_t scratch_elems(const config& c) {
-  const std::int64_t d = c.d_model, f = c.dim_feedforward, ms = c.src_tokens(), mt = c.tgt_tokens();
+  const std::int64_t d = c.d_model, f = c.dim_feedforward, n = chunk_sequences(c);
+  const std::int64_t ms = n * c.src_len, mt = n * c.tgt_len;  // tokens per chunk
   return std::max({4 * ms * d, 4 * mt * d, 2 * mt * d + 2 * ms * d, ms * f, mt * f});
 }
 
@@ -35,7 +46,8 @@ std::uint64_t model::planned_bytes(const config& c) {
   return (params + act) * c.elem_bytes();
 }
 
-model::model(const blaslt_context& lt, const config& cfg) : lt_(lt), cfg_(cfg), params_(cfg) {
+model::model(const blaslt_context& lt, const config& cfg)
+    : lt_(lt), cfg_(cfg), chunk_(chunk_sequences(cfg)), params_(cfg) {
   if (cfg.d_model % cfg.nhead != 0 || !kernels::attention_head_dim_supported(cfg.head_dim()))
     throw unsupported_error(fmt::format("transformer: head_dim {} (d_model {} / nhead {}) not in 16, 32, 64",
                                         cfg.d_model / std::max(cfg.nhead, 1), cfg.d_model, cfg.nhead));
@@ -48,19 +60,20 @@ model::model(const blaslt_context& lt, const config& cfg) : lt_(lt), cfg_(cfg), 
   dec_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
   scratch_ = device_buffer<std::byte>(static_cast<std::size_t>(scratch_elems(cfg)) * eb);
 
+  // GEMM plans are for one chunk of `chunk_` sequences.
+  const std::int64_t cs = static_cast<std::int64_t>(chunk_) * cfg.src_len, ct = static_cast<std::int64_t>(chunk_) * cfg.tgt_len;
   enc_.reserve(cfg.encoder_layers);
   for (int i = 0; i < cfg.encoder_layers; ++i) {
     const std::string p = fmt::format("encoder.layers.{}.", i);
-    enc_.push_back(encoder_layer{make_attention(p + "self_attn", cfg.src_tokens(), cfg.src_tokens(), false),
-                                 make_ffn(p, cfg.src_tokens()), make_norm(p + "norm1"), make_norm(p + "norm2")});
+    enc_.push_back(encoder_layer{make_attention(p + "self_attn", cs, cs, false), make_ffn(p, cs),
+                                 make_norm(p + "norm1"), make_norm(p + "norm2")});
   }
   dec_.reserve(cfg.decoder_layers);
   for (int i = 0; i < cfg.decoder_layers; ++i) {
     const std::string p = fmt::format("decoder.layers.{}.", i);
-    dec_.push_back(decoder_layer{make_attention(p + "self_attn", cfg.tgt_tokens(), cfg.tgt_tokens(), false),
-                                 make_attention(p + "multihead_attn", cfg.tgt_tokens(), cfg.src_tokens(), true),
-                                 make_ffn(p, cfg.tgt_tokens()), make_norm(p + "norm1"), make_norm(p + "norm2"),
-                                 make_norm(p + "norm3")});
+    dec_.push_back(decoder_layer{make_attention(p + "self_attn", ct, ct, false),
+                                 make_attention(p + "multihead_attn", ct, cs, true), make_ffn(p, ct),
+                                 make_norm(p + "norm1"), make_norm(p + "norm2"), make_norm(p + "norm3")});
   }
   enc_norm_ = make_norm("encoder.norm");
   dec_norm_ = make_norm("decoder.norm");
@@ -126,13 +139,13 @@ void model::norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s)
   kernels::layernorm_inplace(x, n.gamma, n.beta, rows, cfg_.d_model, cfg_.ln_eps, cfg_.fp16, s);
 }
 
-// x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows.
+// x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows, processed
+// `chunk_` sequences at a time.
 void model::self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const {
-  const std::int64_t d = cfg_.d_model, m = static_cast<std::int64_t>(cfg_.batch) * seq;
+  const std::int64_t d = cfg_.d_model, m = static_cast<std::int64_t>(chunk_) * seq;
   const std::size_t eb = cfg_.elem_bytes();
   auto* qkv = static_cast<std::byte*>(scratch_at(0));
   void* attn = scratch_at(3 * m * d);
-  a.in.run(a.w_in, x, qkv, s);
   kernels::attention_args args;
   args.q = qkv;
   args.k = qkv + d * eb;
@@ -140,25 +153,28 @@ void model::self_attention(const attention_block& a, void* x, int seq, cudaStrea
   args.o = attn;
   args.ldq = args.ldk = args.ldv = 3 * d;
   args.ldo = d;
-  args.batch = cfg_.batch;
+  args.batch = chunk_;
   args.heads = cfg_.nhead;
   args.head_dim = cfg_.head_dim();
   args.sq = args.sk = seq;
   args.fp16 = cfg_.fp16;
-  kernels::attention_forward(args, s);
-  a.out.run(&k_one, a.w_out, attn, &k_one, x, x, s);
+  for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
+    void* xc = static_cast<std::byte*>(x) + static_cast<std::size_t>(b0) * seq * d * eb;
+    a.in.run(a.w_in, xc, qkv, s);
+    kernels::attention_forward(args, s);
+    a.out.run(&k_one, a.w_out, attn, &k_one, xc, xc, s);
+  }
 }
 
 // dec_x <- dec_x + out_proj(MHA(dec_x, memory, memory)); memory is the normed encoder output.
 void model::cross_attention(const attention_block& a, cudaStream_t s) const {
-  const std::int64_t d = cfg_.d_model, mt = cfg_.tgt_tokens(), ms = cfg_.src_tokens();
+  const std::int64_t d = cfg_.d_model;
+  const std::int64_t mt = static_cast<std::int64_t>(chunk_) * cfg_.tgt_len, ms = static_cast<std::int64_t>(chunk_) * cfg_.src_len;
   const std::size_t eb = cfg_.elem_bytes();
   void* q = scratch_at(0);
   auto* kv = static_cast<std::byte*>(scratch_at(mt * d));
   void* attn = scratch_at(mt * d + 2 * ms * d);
-  const auto* w_in = static_cast<const std::byte*>(a.w_in);
-  a.in.run(w_in, dec_x_.get(), q, s);
-  a.kv->run(w_in + static_cast<std::size_t>(d * d) * eb, enc_x_.get(), kv, s);
+  const auto* w_kv = static_cast<const std::byte*>(a.w_in) + static_cast<std::size_t>(d * d) * eb;
   kernels::attention_args args;
   args.q = q;
   args.k = kv;
@@ -167,21 +183,31 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
   args.ldq = d;
   args.ldk = args.ldv = 2 * d;
   args.ldo = d;
-  args.batch = cfg_.batch;
+  args.batch = chunk_;
   args.heads = cfg_.nhead;
   args.head_dim = cfg_.head_dim();
   args.sq = cfg_.tgt_len;
   args.sk = cfg_.src_len;
   args.fp16 = cfg_.fp16;
-  kernels::attention_forward(args, s);
-  a.out.run(&k_one, a.w_out, attn, &k_one, dec_x_.get(), dec_x_.get(), s);
+  for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
+    void* xc = dec_x_.get() + static_cast<std::size_t>(b0) * cfg_.tgt_len * d * eb;
+    const void* mc = enc_x_.get() + static_cast<std::size_t>(b0) * cfg_.src_len * d * eb;
+    a.in.run(a.w_in, xc, q, s);
+    a.kv->run(w_kv, mc, kv, s);
+    kernels::attention_forward(args, s);
+    a.out.run(&k_one, a.w_out, attn, &k_one, xc, xc, s);
+  }
 }
 
-// x <- x + linear2(relu(linear1(x)))
-void model::feed_forward(const ffn_block& f, void* x, cudaStream_t s) const {
+// x <- x + linear2(relu(linear1(x))), `chunk_` sequences of length `seq` at a time.
+void model::feed_forward(const ffn_block& f, void* x, int seq, cudaStream_t s) const {
+  const std::size_t chunk_bytes = static_cast<std::size_t>(chunk_) * seq * cfg_.d_model * cfg_.elem_bytes();
   void* hidden = scratch_at(0);
-  f.up.run(f.w_up, x, hidden, s);
-  f.down.run(&k_one, f.w_down, hidden, &k_one, x, x, s);
+  for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
+    void* xc = static_cast<std::byte*>(x) + (b0 / chunk_) * chunk_bytes;
+    f.up.run(f.w_up, xc, hidden, s);
+    f.down.run(&k_one, f.w_down, hidden, &k_one, xc, xc, s);
+  }
 }
 
 void model::forward(cudaStream_t s) const {
@@ -190,7 +216,7 @@ void model::forward(cudaStream_t s) const {
   for (const auto& l : enc_) {  // post-norm: x = norm1(x + sa(x)); x = norm2(x + ff(x))
     self_attention(l.sa, enc_x_.get(), cfg_.src_len, s);
     norm(l.n1, enc_x_.get(), ms, s);
-    feed_forward(l.ff, enc_x_.get(), s);
+    feed_forward(l.ff, enc_x_.get(), cfg_.src_len, s);
     norm(l.n2, enc_x_.get(), ms, s);
   }
   norm(enc_norm_, enc_x_.get(), ms, s);  // enc_x is now the memory
@@ -201,7 +227,7 @@ void model::forward(cudaStream_t s) const {
     norm(l.n1, dec_x_.get(), mt, s);
     cross_attention(l.ca, s);
     norm(l.n2, dec_x_.get(), mt, s);
-    feed_forward(l.ff, dec_x_.get(), s);
+    feed_forward(l.ff, dec_x_.get(), cfg_.tgt_len, s);
     norm(l.n3, dec_x_.get(), mt, s);
   }
   norm(dec_norm_, dec_x_.get(), mt, s);

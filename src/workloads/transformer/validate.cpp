@@ -67,6 +67,7 @@ config validation_config(bool fp16) {
   c.src_len = 150;
   c.tgt_len = 37;
   c.fp16 = fp16;
+  c.chunk_tokens = 160;  // one sequence per chunk: the chunk loop and its offsets are exercised
   return c;
 }
 

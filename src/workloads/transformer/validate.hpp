@@ -28,7 +28,8 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
 
 // Small shape for validation through the same code: d_model 128, 2 heads (head_dim 64, the
 // default's), feed-forward 256, 2 + 2 layers, batch 2, src 150 (two query blocks, a partial
-// key tile) and tgt 37 (a different length, so cross-attention indexing is exercised).
+// key tile) and tgt 37 (a different length, so cross-attention indexing is exercised), run
+// one sequence per chunk so the chunk loop is exercised too.
 config validation_config(bool fp16);
 // fp32 (no TF32): 1e-4; fp16 storage with fp32 accumulation: 2e-2.
 double validation_tolerance(bool fp16);
