@@ -1,6 +1,8 @@
 // See attention.cuh. One thread per query row, 128 queries per block, K/V tiles of 32 keys.
 #include "kernels/transformer/attention.cuh"
 
+#include "kernels/transformer/attention_tf32x3.cuh"
+
 #include <stdexcept>
 
 #include "cudabench/cuda_check.hpp"
@@ -131,6 +133,7 @@ void dispatch(const attention_args& a, cudaStream_t stream) {
 
 bool attention_head_dim_supported(int head_dim) { return head_dim == 16 || head_dim == 32 || head_dim == 64; }
 void attention_forward(const attention_args& a, cudaStream_t stream) {
+  if (a.tensor_cores && !a.fp16 && a.head_dim == 64) return attention_forward_tf32x3(a, stream);
   if (a.fp16)
     dispatch<__half>(a, stream);
   else

@@ -25,9 +25,13 @@ struct attention_args {
   int batch = 0, heads = 0, head_dim = 0;
   int sq = 0, sk = 0;  // query and key sequence lengths (tokens b*sq .. of Q, b*sk .. of K/V)
   bool fp16 = false;   // element type of Q, K, V, O: __half if true, else float (math is fp32)
+  // fp32 with head_dim 64 runs on the tensor cores in 3xTF32 (attention_tf32x3.cuh) unless this
+  // is false; everything else uses the CUDA-core kernel below.
+  bool tensor_cores = true;
 };
 
-// head_dim must be 16, 32 or 64 (std::invalid_argument otherwise).
+// head_dim must be 16, 32 or 64 (std::invalid_argument otherwise). Dispatches to the 3xTF32
+// tensor-core kernel where it applies (see attention_args::tensor_cores).
 bool attention_head_dim_supported(int head_dim);
 void attention_forward(const attention_args& a, cudaStream_t stream);
 

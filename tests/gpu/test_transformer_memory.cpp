@@ -2,8 +2,10 @@
 // paths, fp32 and fp16), a corrupted weight failing validation, the workload through the
 // registry, memory discipline (setup allocates within the plan, run allocates nothing) and OOM
 // from setup under a memory_tracker limit with nothing leaked.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -13,6 +15,8 @@
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
+#include "kernels/common/random_fill.cuh"
+#include "kernels/transformer/attention.cuh"
 #include "workloads/transformer/model.hpp"
 #include "workloads/transformer/validate.hpp"
 
@@ -42,6 +46,16 @@ validation_outcome validate(const transformer::config& c, std::uint64_t seed) {
 TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64) {
   REQUIRE_GPU();
   const validation_outcome v = validate(transformer::validation_config(false), 1);
+  std::printf("%s\n", v.message.c_str());
+  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_LE(v.max_rel_error, 1e-4);
+}
+
+TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64CudaCoreAttention) {
+  REQUIRE_GPU();
+  transformer::config c = transformer::validation_config(false);
+  c.tensor_core_attention = false;
+  const validation_outcome v = validate(c, 1);
   std::printf("%s\n", v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
   EXPECT_LE(v.max_rel_error, 1e-4);
@@ -86,6 +100,65 @@ TEST(TransformerMemory, CorruptedWeightFailsValidation) {
   std::printf("corrupted: %s\n", v.message.c_str());
   EXPECT_FALSE(v.passed);
   EXPECT_GT(v.max_rel_error, 1e-3);
+}
+
+// Both attention kernels at the workload's length (many key tiles, several query blocks, a
+// cross-attention key length that is not a multiple of the tile) against a CPU double reference
+// on sampled query rows.
+TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
+  REQUIRE_GPU();
+  const int batch = 2, heads = 8, hd = 64, d = heads * hd, sq = 512, sk = 301;
+  device_buffer<float> q(static_cast<std::size_t>(batch) * sq * d), kv(static_cast<std::size_t>(batch) * sk * 2 * d),
+      o(static_cast<std::size_t>(batch) * sq * d);
+  kernels::fill_uniform(q.get(), q.size(), 11, -2.f, 2.f, nullptr);
+  kernels::fill_uniform(kv.get(), kv.size(), 12, -2.f, 2.f, nullptr);
+  std::vector<float> hq(q.size()), hkv(kv.size()), ho(o.size());
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(hq.data(), q.get(), q.bytes(), cudaMemcpyDeviceToHost));
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(hkv.data(), kv.get(), kv.bytes(), cudaMemcpyDeviceToHost));
+  for (bool tc : {true, false}) {
+    kernels::attention_args a;
+    a.q = q.get();
+    a.k = kv.get();
+    a.v = kv.get() + d;
+    a.o = o.get();
+    a.ldq = a.ldo = d;
+    a.ldk = a.ldv = 2 * d;
+    a.batch = batch;
+    a.heads = heads;
+    a.head_dim = hd;
+    a.sq = sq;
+    a.sk = sk;
+    a.tensor_cores = tc;
+    CUDABENCH_CHECK_CUDA(cudaMemset(o.get(), 0xff, o.bytes()));  // NaN: unwritten outputs show
+    kernels::attention_forward(a, nullptr);
+    CUDABENCH_CHECK_CUDA(cudaMemcpy(ho.data(), o.get(), o.bytes(), cudaMemcpyDeviceToHost));
+    double worst = 0;
+    for (int b = 0; b < batch; ++b)
+      for (int h = 0; h < heads; ++h)
+        for (int i : {0, 1, 63, 64, 127, 128, 300, 447, 448, 511}) {
+          std::vector<double> sc(sk);
+          double mx = -1e300, sum = 0;
+          for (int j = 0; j < sk; ++j) {
+            double dot = 0;
+            for (int e = 0; e < hd; ++e)
+              dot += static_cast<double>(hq[(static_cast<std::size_t>(b) * sq + i) * d + h * hd + e]) *
+                     hkv[(static_cast<std::size_t>(b) * sk + j) * 2 * d + h * hd + e];
+            sc[j] = dot / 8.0;
+            mx = std::max(mx, sc[j]);
+          }
+          for (int j = 0; j < sk; ++j) sum += (sc[j] = std::exp(sc[j] - mx));
+          for (int e = 0; e < hd; ++e) {
+            double ref = 0;
+            for (int j = 0; j < sk; ++j)
+              ref += sc[j] / sum * hkv[(static_cast<std::size_t>(b) * sk + j) * 2 * d + d + h * hd + e];
+            const double got = ho[(static_cast<std::size_t>(b) * sq + i) * d + h * hd + e];
+            worst = std::isfinite(got) ? std::max(worst, std::fabs(got - ref) / std::max(std::fabs(ref), 1.0)) : 1e30;
+          }
+        }
+    std::printf("attention %s, batch %d heads %d sq %d sk %d: max |got-ref|/max(|ref|,1) = %.3g\n",
+                tc ? "3xTF32" : "cuda-core", batch, heads, sq, sk, worst);
+    EXPECT_LE(worst, 2e-5);
+  }
 }
 
 workload_spec spec(int batch, int seq, const char* dtype) {

@@ -22,6 +22,9 @@ struct config {
   // stays a fixed size instead of growing with the batch. Validation sets it small to get
   // several chunks.
   std::int64_t chunk_tokens = 8192;
+  // fp32 attention with head_dim 64 on the tensor cores in 3xTF32 (fp32-level accuracy); false
+  // selects the CUDA-core kernel (tests compare both against the CPU reference).
+  bool tensor_core_attention = true;
 
   int head_dim() const { return d_model / nhead; }
   std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }

@@ -158,6 +158,7 @@ void model::self_attention(const attention_block& a, void* x, int seq, cudaStrea
   args.head_dim = cfg_.head_dim();
   args.sq = args.sk = seq;
   args.fp16 = cfg_.fp16;
+  args.tensor_cores = cfg_.tensor_core_attention;
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = static_cast<std::byte*>(x) + static_cast<std::size_t>(b0) * seq * d * eb;
     a.in.run(a.w_in, xc, qkv, s);
@@ -189,6 +190,7 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
   args.sq = cfg_.tgt_len;
   args.sk = cfg_.src_len;
   args.fp16 = cfg_.fp16;
+  args.tensor_cores = cfg_.tensor_core_attention;
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = dec_x_.get() + static_cast<std::size_t>(b0) * cfg_.tgt_len * d * eb;
     const void* mc = enc_x_.get() + static_cast<std::size_t>(b0) * cfg_.src_len * d * eb;

@@ -49,9 +49,10 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
   out.passed = nonfinite == 0 && out.max_rel_error <= tolerance;
   out.message = fmt::format(
       "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} vs CPU double reference: "
-      "{} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
+      "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
-      c.fp16 ? "fp16" : "fp32", got.size(), out.max_rel_error, worst, got[worst], ref[worst], nonfinite, tolerance);
+      c.fp16 ? "fp16" : "fp32", c.fp16 || c.head_dim() != 64 || !c.tensor_core_attention ? "cuda-core" : "3xTF32",
+      got.size(), out.max_rel_error, worst, got[worst], ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }
