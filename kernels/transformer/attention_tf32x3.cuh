@@ -7,6 +7,9 @@
 // accumulates exp(s - max) * V and the row sums. The extra QK^T pass (1.5x the FLOPs) avoids
 // rescaling the WMMA output accumulators, whose element-to-row mapping is opaque.
 // Layout as attention.cuh: row-major token matrices, head h = columns [64h, 64h+64).
+// Bound: 6*sq*sk*64 useful FLOPs per (batch, head) (two QK^T passes + PV), each issued as three
+// TF32 MMAs, so ~1/3 of the TF32 tensor-core rate at best; fragments are loaded from shared
+// memory with WMMA, which rather than the MMA units is the likely limit.
 // Supports head_dim 64 only (the nn.Transformer default).
 #pragma once
 #include <cuda_runtime.h>
