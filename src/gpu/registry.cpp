@@ -5,6 +5,8 @@
 #include "workloads/matmul.hpp"
 #include "workloads/memory_bandwidth.hpp"
 #include "workloads/resnet50.hpp"
+#include "workloads/train_step.hpp"
+#include "workloads/transformer_memory.hpp"
 
 namespace cudabench {
 
@@ -13,6 +15,8 @@ const std::vector<kind_entry>& registry() {
       {matmul_schema(), make_matmul},
       {memory_bandwidth_schema(), make_memory_bandwidth},
       {resnet50_schema(), make_resnet50},
+      {transformer_memory_schema(), make_transformer_memory},
+      {train_step_schema(), make_train_step},
   };
   return kinds;
 }
