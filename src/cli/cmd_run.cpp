@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "cudabench/run_summary.hpp"
@@ -49,13 +50,8 @@ std::string default_output_path(const std::string& suite_name) {
 
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
-  suite s = load_suite(a.suite, registry_catalog(), config_search_dirs());
-  std::vector<workload_spec> kept;
-  for (auto& w : s.workloads)
-    if (id_matches(w.id, a.filter)) kept.push_back(std::move(w));
-  if (kept.empty())
-    throw input_error(fmt::format("--filter \"{}\" matches no workload of suite {} ({})", a.filter, s.name, s.source));
-  s.workloads = std::move(kept);
+  suite s = load_cli_suite(a.suite);
+  s.workloads = filter_workloads(s, a.filter);
 
   runner_options o;
   o.settings = s.defaults;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../src/core/sha256.hpp"  // private to cudabench::core
+#include "core/sha256.hpp"  // private to cudabench::core
 #include "cudabench/errors.hpp"
 #include "cudabench/suite.hpp"
 
