@@ -2,11 +2,14 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
+#include "workloads/llm_decode.hpp"
+
 namespace cudabench {
 
 const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
       // {matmul_schema(), make_matmul},
+      {llm_decode_schema(), make_llm_decode},
   };
   return kinds;
 }
