@@ -1,6 +1,9 @@
 // See weights.hpp. Random init scales keep activations O(1) through any depth: linear weights
 // uniform in +-1/sqrt(fan_in) (outputs have rms ~0.6 for unit-rms inputs), embeddings in +-1,
 // norm weights in [0.9, 1.1) (near 1, not exactly 1, so a norm that ignored its weight is caught).
+// q_proj and k_proj get 3x that range: attention scores then have a standard deviation of ~3
+// instead of ~0.3, so softmax is peaked rather than nearly uniform and a wrong position, mask or
+// rotation changes the output enough for validation to see it.
 #include "workloads/llm/weights.hpp"
 
 #include <cmath>
@@ -47,8 +50,9 @@ weight_layout make_weight_layout(const llm_config& c) {
     return at;
   };
   const std::int64_t h = c.hidden_size, inter = c.intermediate_size, q = c.q_dim(), kv = c.kv_dim();
-  const auto linear = [&](const std::string& name, std::int64_t rows, std::int64_t cols, std::size_t offset) {
-    const float a = 1.0f / std::sqrt(static_cast<float>(cols));
+  const auto linear = [&](const std::string& name, std::int64_t rows, std::int64_t cols, std::size_t offset,
+                          float gain = 1.0f) {
+    const float a = gain / std::sqrt(static_cast<float>(cols));
     w.slots.push_back({name, {rows, cols}, offset, -a, a});
   };
   const auto norm = [&](const std::string& name, std::size_t offset) {
@@ -67,8 +71,8 @@ weight_layout make_weight_layout(const llm_config& c) {
     o.wgu = reserve(static_cast<std::size_t>(2 * inter) * h);
     o.wd = reserve(static_cast<std::size_t>(h) * inter);
     norm(p + "input_layernorm.weight", o.in_norm);
-    linear(p + "self_attn.q_proj.weight", q, h, o.wqkv);
-    linear(p + "self_attn.k_proj.weight", kv, h, o.wqkv + static_cast<std::size_t>(q) * h);
+    linear(p + "self_attn.q_proj.weight", q, h, o.wqkv, 3.0f);
+    linear(p + "self_attn.k_proj.weight", kv, h, o.wqkv + static_cast<std::size_t>(q) * h, 3.0f);
     linear(p + "self_attn.v_proj.weight", kv, h, o.wqkv + static_cast<std::size_t>(q + kv) * h);
     linear(p + "self_attn.o_proj.weight", h, q, o.wo);
     norm(p + "post_attention_layernorm.weight", o.post_norm);
