@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/llm/launch.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
@@ -24,6 +25,8 @@ __global__ void __launch_bounds__(kThreads)
     argmax_kernel(const float* logits, int vocab, std::int32_t* tokens, int capacity, int* pos, int prefill_last) {
   __shared__ float sv[32];
   __shared__ int si[32];
+  pdl_trigger();
+  pdl_wait();
   float bv = -INFINITY;
   int bi = 0x7fffffff;
   for (int i = threadIdx.x; i < vocab; i += kThreads)
@@ -60,8 +63,7 @@ __global__ void __launch_bounds__(kThreads)
 void argmax_next_token(const float* logits, int vocab, std::int32_t* tokens, int capacity, int* pos, int prefill_last,
                        cudaStream_t stream) {
   assert(logits && tokens && pos && vocab > 0 && capacity > 0);
-  argmax_kernel<<<1, kThreads, 0, stream>>>(logits, vocab, tokens, capacity, pos, prefill_last);
-  CUDABENCH_CHECK_LAUNCH();
+  launch(argmax_kernel, dim3(1), dim3(kThreads), 0, stream, logits, vocab, tokens, capacity, pos, prefill_last);
 }
 
 }  // namespace cudabench::kernels::llm

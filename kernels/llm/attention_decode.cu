@@ -12,6 +12,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm/device_utils.cuh"
+#include "kernels/llm/launch.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
@@ -29,6 +30,8 @@ __global__ void __launch_bounds__(kThreads)
   float* qs = smem;                 // [group][hd]
   float* sc = smem + group * hd;    // [group][chunk]
   const int kvh = blockIdx.x, split = blockIdx.y;
+  pdl_trigger();
+  pdl_wait();
   const int seq = *pos + 1, start = split * s.chunk;
   if (start >= seq) return;  // whole block: no barrier has been reached yet
   const int n = min(s.chunk, seq - start);
@@ -91,6 +94,8 @@ template <class T>
 __global__ void __launch_bounds__(kThreads)
     attn_merge_kernel(const int* pos, attn_decode_shape s, const float* partial_out, const float* partial_ml, T* out) {
   const int head = blockIdx.x, hd = s.head_dim, splits = s.max_splits();
+  pdl_trigger();
+  pdl_wait();
   const int used = (*pos + 1 + s.chunk - 1) / s.chunk;
   const float* ml = partial_ml + static_cast<std::size_t>(head) * splits * 2;
   float m = -INFINITY;
@@ -119,11 +124,10 @@ void attention_decode(const T* q, const T* k_cache, const T* v_cache, const int*
   if (smem > 48 * 1024)
     CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(attn_split_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(smem)));
-  attn_split_kernel<T><<<dim3(s.num_kv_heads, s.max_splits()), kThreads, smem, stream>>>(q, k_cache, v_cache, pos, s,
-                                                                                         partial_out, partial_ml);
-  CUDABENCH_CHECK_LAUNCH();
-  attn_merge_kernel<T><<<s.num_heads, kThreads, 0, stream>>>(pos, s, partial_out, partial_ml, out);
-  CUDABENCH_CHECK_LAUNCH();
+  launch(attn_split_kernel<T>, dim3(s.num_kv_heads, s.max_splits()), dim3(kThreads), smem, stream, q, k_cache, v_cache,
+         pos, s, partial_out, partial_ml);
+  launch(attn_merge_kernel<T>, dim3(s.num_heads), dim3(kThreads), 0, stream, pos, s,
+         static_cast<const float*>(partial_out), static_cast<const float*>(partial_ml), out);
 }
 
 template void attention_decode<__half>(const __half*, const __half*, const __half*, const int*,

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/llm/launch.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
@@ -12,6 +13,8 @@ namespace {
 template <class T>
 __global__ void embedding_kernel(const T* table, int vocab, int hidden, const std::int32_t* tokens, const int* pos,
                                  T* out) {
+  pdl_trigger();
+  pdl_wait();  // tokens/pos come from the previous step's argmax
   const int r = blockIdx.x;
   int token = pos ? tokens[*pos] : tokens[r];
   // An id outside the vocabulary would read out of bounds; clamp (verify() checks ids separately).
@@ -34,8 +37,7 @@ void embedding(const T* table, int vocab, int hidden, const std::int32_t* tokens
                cudaStream_t stream) {
   assert(table && tokens && out && rows > 0 && hidden > 0 && vocab > 0);
   assert(!pos || rows == 1);
-  embedding_kernel<T><<<rows, 256, 0, stream>>>(table, vocab, hidden, tokens, pos, out);
-  CUDABENCH_CHECK_LAUNCH();
+  launch(embedding_kernel<T>, dim3(rows), dim3(256), 0, stream, table, vocab, hidden, tokens, pos, out);
 }
 
 template void embedding<__half>(const __half*, int, int, const std::int32_t*, const int*, int, __half*, cudaStream_t);

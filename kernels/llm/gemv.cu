@@ -8,6 +8,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm/device_utils.cuh"
+#include "kernels/llm/launch.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
@@ -45,7 +46,9 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(gemv_args<T> a) {
       for (int r = 0; r < kRows; ++r) w[r][u] = (active && p < packs) ? load_stream(wrow[r] + p) : L{};
     }
   };
-  load_batch(0);  // in flight while the block stages x
+  load_batch(0);  // in flight while the previous kernel drains and the block stages x
+  pdl_trigger();
+  pdl_wait();  // x (and, for add_residual, y) come from earlier kernels
 
   if constexpr (Norm) {
     float ss = 0.0f;
@@ -106,8 +109,7 @@ void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
     if (smem > 48 * 1024)
       CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                 static_cast<int>(smem)));
-    kernel<<<grid, kThreads, smem, stream>>>(a);
-    CUDABENCH_CHECK_LAUNCH();
+    launch(kernel, grid, dim3(kThreads), smem, stream, a);
   };
   switch (out) {
     case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store>); break;

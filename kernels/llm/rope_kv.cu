@@ -6,12 +6,15 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm/device_utils.cuh"
+#include "kernels/llm/launch.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
 
 template <class T>
 __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const int* pos_ptr, T* k_cache, T* v_cache) {
+  pdl_trigger();
+  pdl_wait();
   const int r = blockIdx.x;
   const int p = pos_ptr ? *pos_ptr : r;
   if (p < 0 || p >= s.max_len) return;  // never happens for validated shapes; keeps the cache safe
@@ -51,8 +54,7 @@ void rope_kv_append(T* qkv, const rope_kv_shape& s, const int* pos, T* k_cache, 
   assert(qkv && k_cache && v_cache && s.rows > 0 && s.head_dim % 2 == 0 && s.num_heads % s.num_kv_heads == 0);
   assert(!pos || s.rows == 1);
   assert(pos || s.rows <= s.max_len);
-  rope_kv_kernel<T><<<s.rows, 128, 0, stream>>>(qkv, s, pos, k_cache, v_cache);
-  CUDABENCH_CHECK_LAUNCH();
+  launch(rope_kv_kernel<T>, dim3(s.rows), dim3(128), 0, stream, qkv, s, pos, k_cache, v_cache);
 }
 
 template void rope_kv_append<__half>(__half*, const rope_kv_shape&, const int*, __half*, __half*, cudaStream_t);

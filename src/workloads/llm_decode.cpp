@@ -142,8 +142,14 @@ llm_config llm_decode_workload::shadow_config(const llm_config& big) {
 }
 
 validation_outcome llm_decode_workload::verify(run_context& ctx) {
-  if (reference_checks_own_model())
-    return llm::validate_engine(*engine_, source_, prompt_, kCheckTokens, ctx.stream, "model " + config_.name);
+  const std::string graph = engine_->programmatic_launch() ? "decode graph with programmatic dependent launch"
+                                                           : "decode graph with plain launches";
+  if (reference_checks_own_model()) {
+    validation_outcome v =
+        llm::validate_engine(*engine_, source_, prompt_, kCheckTokens, ctx.stream, "model " + config_.name);
+    v.message += "; " + graph;
+    return v;
+  }
 
   // Too big for the CPU reference: the same kernels on a small config of the same head shape ...
   validation_outcome shadow;
@@ -164,7 +170,7 @@ validation_outcome llm_decode_workload::verify(run_context& ctx) {
   validation_outcome own = llm::sanity_check(engine_->read_logits(ctx.stream), engine_->read_tokens(ctx.stream),
                                              config_.vocab_size, "model " + config_.name);
   if (!own.passed) return own;
-  shadow.message += "; " + own.message;
+  shadow.message += "; " + own.message + "; " + graph;
   return shadow;
 }
 

@@ -3,6 +3,8 @@
 #include "workloads/llm/engine.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include <cuda_bf16.h>
@@ -19,6 +21,7 @@
 #include "kernels/llm/attention_prefill.cuh"
 #include "kernels/llm/embedding.cuh"
 #include "kernels/llm/gemv.cuh"
+#include "kernels/llm/launch.cuh"
 #include "kernels/llm/rmsnorm.cuh"
 #include "kernels/llm/rope_kv.cuh"
 #include "kernels/llm/swiglu.cuh"
@@ -90,8 +93,8 @@ class engine_impl final : public engine {
     gemm_gu_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, 2 * I, H, types));
     gemm_down_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, I, types));
 
-    decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
+    capture_decode_graph();
   }
 
   const llm_config& config() const override { return cfg_; }
@@ -146,6 +149,7 @@ class engine_impl final : public engine {
   }
 
   void* weight_data() override { return weights_.get(); }
+  bool programmatic_launch() const override { return programmatic_; }
 
  private:
   T* w(std::size_t offset) const { return weights_.get() + offset; }
@@ -216,11 +220,31 @@ class engine_impl final : public engine {
     k::argmax_next_token(logits_.get(), cfg_.vocab_size, tokens_.get(), shape_.max_length, pos_.get(), P - 1, s);
   }
 
+  // Capture with programmatic dependent launch (launch.cuh) where the driver takes it in a graph,
+  // plain launches otherwise; CUDABENCH_LLM_PDL=0 forces plain launches (for A/B timing).
+  void capture_decode_graph() {
+    const char* env = std::getenv("CUDABENCH_LLM_PDL");
+    if (!(env && std::strcmp(env, "0") == 0)) {
+      try {
+        programmatic_ = true;
+        decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
+        return;
+      } catch (const cuda_error&) {
+        programmatic_ = false;
+        (void)cudaGetLastError();  // not supported here: fall back to plain launches
+      }
+    }
+    decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
+  }
+
   // One decode step; captured once into decode_graph_. Row 0 of the activation buffers is the
   // token's; h is the residual stream, updated in place by the o_proj and down_proj epilogues.
   void enqueue_decode_step(cudaStream_t s) {
     const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
     k::embedding<T>(w(layout_.embed), cfg_.vocab_size, H, tokens_.get(), pos_.get(), 1, h_.get(), s);
+    // Every kernel after the first may overlap its predecessor's tail (the first follows the
+    // previous replay's argmax in plain stream order).
+    k::programmatic_launch_scope pdl(programmatic_);
     for (int l = 0; l < cfg_.num_layers; ++l) {
       const layer_offsets& o = layout_.layers[l];
       gemv(w(o.wqkv), cfg_.qkv_rows(), H, h_.get(), w(o.in_norm), qkv_.get(), k::gemv_input::rmsnorm,
@@ -254,6 +278,7 @@ class engine_impl final : public engine {
   std::unique_ptr<blaslt_context> lt_;
   std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
   graph_exec decode_graph_;
+  bool programmatic_ = false;
 };
 
 }  // namespace

@@ -62,6 +62,8 @@ class engine {
 
   // For tests that corrupt the weights: element 0 of the device weight buffer (run dtype).
   virtual void* weight_data() = 0;
+  // Was the decode graph captured with programmatic dependent launch (kernels/llm/launch.cuh)?
+  virtual bool programmatic_launch() const = 0;
 };
 
 // Builds the engine: allocates, fills or loads the weights, plans the GEMMs, captures the decode
