@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -130,6 +131,24 @@ TEST(LlmDecode, RunAfterVerifyRepeatsTheSameTokens) {
   w->run(h.stream);
   const auto second = w->engine().read_tokens(h.stream);
   EXPECT_EQ(first, second);  // every run starts from the prompt: no state leaks between runs
+}
+
+TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
+  REQUIRE_GPU();
+  harness h;
+  auto with = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
+  with->setup(h.ctx);
+  ::setenv("CUDABENCH_LLM_PDL", "0", 1);
+  auto without = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
+  without->setup(h.ctx);
+  ::unsetenv("CUDABENCH_LLM_PDL");
+  std::printf("decode graph with programmatic dependent launch: %s\n",
+              with->engine().programmatic_launch() ? "yes" : "no (not supported here: plain launches)");
+  EXPECT_FALSE(without->engine().programmatic_launch());
+  with->run(h.stream);
+  without->run(h.stream);
+  EXPECT_EQ(with->engine().read_tokens(h.stream), without->engine().read_tokens(h.stream));
+  EXPECT_EQ(with->engine().read_logits(h.stream), without->engine().read_logits(h.stream));  // bitwise
 }
 
 TEST(LlmDecode, CorruptedWeightsFailVerification) {
