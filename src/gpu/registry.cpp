@@ -2,6 +2,7 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
+#include "workloads/llm_decode.hpp"
 #include "workloads/matmul.hpp"
 #include "workloads/memory_bandwidth.hpp"
 #include "workloads/resnet50.hpp"
@@ -14,6 +15,7 @@ const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
       {matmul_schema(), make_matmul},
       {memory_bandwidth_schema(), make_memory_bandwidth},
+      {llm_decode_schema(), make_llm_decode},
       {resnet50_schema(), make_resnet50},
       {transformer_memory_schema(), make_transformer_memory},
       {train_step_schema(), make_train_step},

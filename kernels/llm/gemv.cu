@@ -1,0 +1,150 @@
+// See gemv.cuh for what this computes and why it is shaped this way.
+// Layout: block = 8 warps = 8 consecutive output rows; grid = ceil(n / 8) blocks; dynamic shared
+// memory holds x (k elements of T). Lane l of a warp reads packs l, l+32, l+64, ... of its row.
+#include "kernels/llm/gemv.cuh"
+
+#include <cassert>
+#include <cstdint>
+
+#include "cudabench/cuda_check.hpp"
+#include "kernels/llm/device_utils.cuh"
+#include "kernels/llm/launch.cuh"
+
+namespace cudabench::kernels::llm {
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kUnroll = 8;  // packs per lane in flight per row
+
+template <class L>
+__device__ __forceinline__ L load_stream(const L* p) { return __ldcs(p); }
+
+template <class T, class L, bool Norm, gemv_output Out>
+__global__ void __launch_bounds__(kThreads) gemv_kernel(gemv_args<T> a) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ float scratch[32];
+  T* xs = reinterpret_cast<T*>(smem_raw);
+  constexpr int kRows = Out == gemv_output::swiglu ? 2 : 1;  // weight rows per warp
+  constexpr int kPerPack = static_cast<int>(sizeof(L) / sizeof(T));
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int row = blockIdx.x * kWarps + warp;
+  const bool active = row < a.n;
+  const int packs = a.k / kPerPack;  // per row; the launcher picked L so this is exact
+  const L* wrow[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+    wrow[r] = reinterpret_cast<const L*>(a.w + (static_cast<std::size_t>(active ? row : 0) + r * a.n) * a.k);
+
+  L w[kRows][kUnroll];
+  auto load_batch = [&](int base) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int p = base + u * 32 + lane;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) w[r][u] = (active && p < packs) ? load_stream(wrow[r] + p) : L{};
+    }
+  };
+  load_batch(0);  // in flight while the previous kernel drains and the block stages x
+  pdl_trigger();
+  pdl_wait();  // x (and, for add_residual, y) come from earlier kernels
+
+  if constexpr (Norm) {
+    float ss = 0.0f;
+    for (int i = threadIdx.x; i < a.k; i += kThreads) {
+      const float v = to_float(a.x[i]);
+      ss = fmaf(v, v, ss);
+    }
+    const float rstd = rsqrtf(block_sum(ss, scratch) / static_cast<float>(a.k) + a.eps);
+    for (int i = threadIdx.x; i < a.k; i += kThreads)
+      xs[i] = from_float<T>(to_float(a.norm_weight[i]) * round_to<T>(to_float(a.x[i]) * rstd));
+  } else {
+    const L* xv = reinterpret_cast<const L*>(a.x);
+    L* xsv = reinterpret_cast<L*>(xs);
+    for (int i = threadIdx.x; i < packs; i += kThreads) xsv[i] = xv[i];
+  }
+  __syncthreads();
+  if (!active) return;  // no barrier below
+
+  const L* xsv = reinterpret_cast<const L*>(xs);
+  float acc[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
+  for (int base = 0; base < packs; base += 32 * kUnroll) {
+    if (base > 0) load_batch(base);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int p = base + u * 32 + lane;
+      if (p < packs) {
+        const L xp = xsv[p];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) acc[r] += dot_pack<T, L>(w[r][u], xp);
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
+  if (lane != 0) return;
+
+  if constexpr (Out == gemv_output::store) {
+    static_cast<T*>(a.y)[row] = from_float<T>(acc[0]);
+  } else if constexpr (Out == gemv_output::store_f32) {
+    static_cast<float*>(a.y)[row] = acc[0];
+  } else if constexpr (Out == gemv_output::add_residual) {
+    T* y = static_cast<T*>(a.y);
+    y[row] = from_float<T>(to_float(y[row]) + round_to<T>(acc[0]));
+  } else {
+    const float g = round_to<T>(acc[0]), u = round_to<T>(acc[kRows - 1]);
+    static_cast<T*>(a.y)[row] = from_float<T>(round_to<T>(silu(g)) * u);
+  }
+}
+
+template <class T, class L, bool Norm>
+void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
+  const dim3 grid((a.n + kWarps - 1) / kWarps);
+  // Shared memory: x, rounded up to whole 16-byte packs.
+  const std::size_t smem = (static_cast<std::size_t>(a.k) * sizeof(T) + 15) / 16 * 16;
+  auto run = [&](auto kernel) {
+    if (smem > 48 * 1024)
+      CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(smem)));
+    launch(kernel, grid, dim3(kThreads), smem, stream, a);
+  };
+  switch (out) {
+    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store>); break;
+    case gemv_output::store_f32: run(gemv_kernel<T, L, Norm, gemv_output::store_f32>); break;
+    case gemv_output::add_residual: run(gemv_kernel<T, L, Norm, gemv_output::add_residual>); break;
+    case gemv_output::swiglu: run(gemv_kernel<T, L, Norm, gemv_output::swiglu>); break;
+  }
+}
+
+template <class T, class L>
+void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
+  if (in == gemv_input::rmsnorm) launch_out<T, L, true>(a, out, stream);
+  else launch_out<T, L, false>(a, out, stream);
+}
+
+bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+}  // namespace
+
+template <class T>
+void gemv(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
+  assert(a.w && a.x && a.y && a.n > 0 && a.k > 0);
+  assert(in != gemv_input::rmsnorm || a.norm_weight);
+  // The widest pack that divides the row length (rows must start on a pack boundary) and that
+  // both pointers are aligned to.
+  const auto fits = [&](std::size_t bytes) {
+    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned(a.w, bytes) && aligned(a.x, bytes);
+  };
+  if (fits(16)) launch_in<T, uint4>(a, in, out, stream);
+  else if (fits(8)) launch_in<T, uint2>(a, in, out, stream);
+  else if (fits(4)) launch_in<T, unsigned>(a, in, out, stream);
+  else launch_in<T, unsigned short>(a, in, out, stream);
+}
+
+template void gemv<__half>(const gemv_args<__half>&, gemv_input, gemv_output, cudaStream_t);
+template void gemv<__nv_bfloat16>(const gemv_args<__nv_bfloat16>&, gemv_input, gemv_output, cudaStream_t);
+
+}  // namespace cudabench::kernels::llm

@@ -1,0 +1,50 @@
+// Batch-1 GEMV for decode: y[n] = W[n, k] · x[k], W row-major fp16/bf16, fp32 accumulation.
+//
+// Decode at batch 1 is weight streaming: every weight is read once per token and used for one
+// multiply-add, so the bound is bytes(W) / DRAM bandwidth (Llama-2-7B: 13.2 GB per token,
+// ~3.1 ms at the H200's ~4.3 TB/s copy bandwidth). The kernel is shaped for that:
+//  - one warp per output row, each lane streaming 16-byte packs (8 elements) of the row with
+//    cache-streaming loads, 8 packs per lane in flight (4 KB per warp, tens of KB per SM), the first
+//    batch issued before the block stages x, so the weight stream starts at once;
+//  - x staged once per block in shared memory (8 rows share it), fp32 accumulation, a warp-shuffle
+//    reduction at the end;
+//  - cheap neighbours fused in: an RMSNorm prologue (the block normalises the residual stream
+//    itself instead of a separate kernel writing x), and epilogues for the residual add (o_proj,
+//    down_proj write h += W·x) and SwiGLU (one warp computes gate row i and up row i, and writes
+//    silu(gate)·up), so a decoder layer is five GEMV-class launches plus attention.
+// Rows whose length is not a multiple of 8 (intermediate size 700, say) fall back to 8-, 4- or
+// 2-byte packs, so any shape runs; only the 16-byte path is tuned.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace cudabench::kernels::llm {
+
+enum class gemv_input {
+  vector,   // x as given
+  rmsnorm,  // x := rmsnorm(x) * norm_weight (HF LlamaRMSNorm: fp32 statistics, rounded to T, then * w)
+};
+
+enum class gemv_output {
+  store,         // y[i] = T(W·x)
+  store_f32,     // y[i] = W·x as fp32 (logits)
+  add_residual,  // y[i] = T(y[i] + T(W·x)): y is the residual stream, updated in place
+  swiglu,        // W has 2n rows (gate rows, then up rows): y[i] = T(silu(T(g_i)) · T(u_i))
+};
+
+template <class T>
+struct gemv_args {
+  const T* w = nullptr;            // [n][k] (swiglu: [2n][k]); 16-byte aligned
+  int n = 0;                       // outputs
+  int k = 0;                       // row length
+  const T* x = nullptr;            // [k]; aligned like w
+  const T* norm_weight = nullptr;  // [k], rmsnorm input only
+  float eps = 0.0f;
+  void* y = nullptr;               // [n] of T, or float for store_f32
+};
+
+template <class T>
+void gemv(const gemv_args<T>& args, gemv_input in, gemv_output out, cudaStream_t stream);
+
+}  // namespace cudabench::kernels::llm

@@ -1,0 +1,292 @@
+// See engine.hpp. The two forward passes read top to bottom: enqueue_prefill() and
+// enqueue_decode_step(). One class template serves fp16 and bf16.
+#include "workloads/llm/engine.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include "cudabench/blaslt.hpp"
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/device_memory.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/safetensors.hpp"
+#include "kernels/llm/argmax.cuh"
+#include "kernels/llm/attention_decode.cuh"
+#include "kernels/llm/attention_prefill.cuh"
+#include "kernels/llm/embedding.cuh"
+#include "kernels/llm/gemv.cuh"
+#include "kernels/llm/launch.cuh"
+#include "kernels/llm/rmsnorm.cuh"
+#include "kernels/llm/rope_kv.cuh"
+#include "kernels/llm/swiglu.cuh"
+#include "workloads/llm/cuda_handles.hpp"
+
+namespace cudabench::llm {
+namespace {
+
+namespace k = cudabench::kernels::llm;
+
+// Decode attention splits: 32 positions per block, doubled until at most 64 splits (the merge
+// kernel walks all splits per thread).
+int decode_chunk(int max_len) {
+  int chunk = 32;
+  while ((max_len + chunk - 1) / chunk > 64) chunk *= 2;
+  return chunk;
+}
+
+template <class T>
+class engine_impl final : public engine {
+ public:
+  engine_impl(const llm_config& c, dtype d, const generate_shape& g, const weight_source& src)
+      : cfg_(c), dtype_(d), shape_(g), layout_(make_weight_layout(c)) {
+    const int P = g.prompt_tokens, L = g.max_length;
+    if (P < 1 || L <= P) throw input_error(fmt::format("llm engine: need 1 <= prompt_tokens ({}) < max_length ({})", P, L));
+
+    weights_ = device_buffer<T>(layout_.total_elements);
+    if (src.from_checkpoint) {
+      load_checkpoint_weights(weights_.get(), d, layout_, checkpoint::open(src.checkpoint_dir), stream_.get());
+    } else {
+      fill_random_weights(weights_.get(), d, layout_, src.seed, stream_.get());
+    }
+
+    const std::size_t cache = static_cast<std::size_t>(c.num_layers) * c.num_kv_heads * L * c.head_dim;
+    k_cache_ = device_buffer<T>(cache);
+    v_cache_ = device_buffer<T>(cache);
+    const std::size_t rows = static_cast<std::size_t>(P);
+    h_ = device_buffer<T>(rows * c.hidden_size);
+    x_ = device_buffer<T>(rows * c.hidden_size);
+    delta_ = device_buffer<T>(rows * c.hidden_size);
+    qkv_ = device_buffer<T>(rows * c.qkv_rows());
+    attn_ = device_buffer<T>(rows * c.q_dim());
+    gu_ = device_buffer<T>(rows * 2 * c.intermediate_size);
+    act_ = device_buffer<T>(rows * c.intermediate_size);
+    logits_ = device_buffer<float>(c.vocab_size);
+    tokens_ = device_buffer<std::int32_t>(L);
+    pos_ = device_buffer<int>(1);
+
+    attn_shape_.num_heads = c.num_heads;
+    attn_shape_.num_kv_heads = c.num_kv_heads;
+    attn_shape_.head_dim = c.head_dim;
+    attn_shape_.max_len = L;
+    attn_shape_.chunk = decode_chunk(L);
+    attn_shape_.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+    part_o_ = device_buffer<float>(k::attn_decode_partial_floats(attn_shape_));
+    part_ml_ = device_buffer<float>(k::attn_decode_ml_floats(attn_shape_));
+
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), stream_.get()));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), stream_.get()));
+    // Caches start defined so a read past the written length (a bug) is a wrong number, not NaN noise.
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(k_cache_.get(), 0, k_cache_.bytes(), stream_.get()));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), stream_.get()));
+
+    lt_ = std::make_unique<blaslt_context>();
+    const gemm_types types = d == dtype::fp16 ? gemm_types_fp16() : gemm_types_bf16();
+    const int H = c.hidden_size, I = c.intermediate_size;
+    gemm_qkv_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, c.qkv_rows(), H, types));
+    gemm_o_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, c.q_dim(), types));
+    gemm_gu_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, 2 * I, H, types));
+    gemm_down_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, I, types));
+
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
+    capture_decode_graph();
+  }
+
+  const llm_config& config() const override { return cfg_; }
+  dtype type() const override { return dtype_; }
+  const generate_shape& shape() const override { return shape_; }
+  const weight_layout& layout() const override { return layout_; }
+
+  std::uint64_t weight_bytes() const override {
+    return static_cast<std::uint64_t>(layout_.parameter_elements()) * sizeof(T);
+  }
+
+  std::uint64_t decode_step_bytes(int position) const override {
+    const std::uint64_t embed = static_cast<std::uint64_t>(cfg_.vocab_size) * cfg_.hidden_size * sizeof(T);
+    std::uint64_t bytes = weight_bytes() + static_cast<std::uint64_t>(cfg_.hidden_size) * sizeof(T);
+    if (!cfg_.tie_word_embeddings) bytes -= embed;  // tied: the table is read whole, as lm_head
+    bytes += 2ull * cfg_.num_layers * cfg_.num_kv_heads * (static_cast<std::uint64_t>(position) + 1) * cfg_.head_dim *
+             sizeof(T);
+    return bytes;
+  }
+
+  void set_prompt(const std::vector<std::int32_t>& ids) override {
+    if (static_cast<int>(ids.size()) != shape_.prompt_tokens)
+      throw std::invalid_argument(fmt::format("llm engine: prompt has {} ids, expected {}", ids.size(), shape_.prompt_tokens));
+    for (std::int32_t id : ids)
+      if (id < 0 || id >= cfg_.vocab_size)
+        throw input_error(fmt::format("llm engine: prompt id {} outside the vocabulary [0, {})", id, cfg_.vocab_size));
+    CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(tokens_.get(), ids.data(), ids.size() * sizeof(std::int32_t),
+                                         cudaMemcpyHostToDevice, stream_.get()));
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
+  }
+
+  void prefill(cudaStream_t stream) override { enqueue_prefill(stream); }
+
+  void decode(int steps, cudaStream_t stream) override {
+    for (int i = 0; i < steps; ++i) decode_graph_.launch(stream);
+  }
+
+  std::vector<float> read_logits(cudaStream_t stream) const override {
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
+    std::vector<float> out(logits_.size());
+    CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(out.data(), logits_.get(), logits_.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
+    return out;
+  }
+
+  std::vector<std::int32_t> read_tokens(cudaStream_t stream) const override {
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
+    std::vector<std::int32_t> out(tokens_.size());
+    CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(out.data(), tokens_.get(), tokens_.bytes(), cudaMemcpyDeviceToHost, stream));
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
+    return out;
+  }
+
+  void* weight_data() override { return weights_.get(); }
+  bool programmatic_launch() const override { return programmatic_; }
+
+ private:
+  T* w(std::size_t offset) const { return weights_.get() + offset; }
+  std::size_t cache_layer_elements() const {
+    return static_cast<std::size_t>(cfg_.num_kv_heads) * shape_.max_length * cfg_.head_dim;
+  }
+  T* k_layer(int l) const { return k_cache_.get() + l * cache_layer_elements(); }
+  T* v_layer(int l) const { return v_cache_.get() + l * cache_layer_elements(); }
+
+  k::rope_kv_shape rope_shape(int rows) const {
+    k::rope_kv_shape r;
+    r.rows = rows;
+    r.qkv_stride = cfg_.qkv_rows();
+    r.num_heads = cfg_.num_heads;
+    r.num_kv_heads = cfg_.num_kv_heads;
+    r.head_dim = cfg_.head_dim;
+    r.max_len = shape_.max_length;
+    r.rope_theta = static_cast<float>(cfg_.rope_theta);
+    return r;
+  }
+
+  // One GEMV launch (gemv.cuh): y[n] = W[n, kdim] x, with the given prologue/epilogue.
+  void gemv(const T* weight, int n, int kdim, const T* x, const T* norm, void* y, k::gemv_input in,
+            k::gemv_output out, cudaStream_t s) const {
+    k::gemv_args<T> a;
+    a.w = weight;
+    a.n = n;
+    a.k = kdim;
+    a.x = x;
+    a.norm_weight = norm;
+    a.eps = static_cast<float>(cfg_.rms_norm_eps);
+    a.y = y;
+    k::gemv<T>(a, in, out, s);
+  }
+
+  void enqueue_prefill(cudaStream_t s) {
+    const int P = shape_.prompt_tokens, H = cfg_.hidden_size, I = cfg_.intermediate_size;
+    const float eps = static_cast<float>(cfg_.rms_norm_eps);
+    k::attn_prefill_shape as;
+    as.rows = P;
+    as.qkv_stride = cfg_.qkv_rows();
+    as.num_heads = cfg_.num_heads;
+    as.num_kv_heads = cfg_.num_kv_heads;
+    as.head_dim = cfg_.head_dim;
+    as.max_len = shape_.max_length;
+    as.scale = attn_shape_.scale;
+
+    k::embedding<T>(w(layout_.embed), cfg_.vocab_size, H, tokens_.get(), nullptr, P, h_.get(), s);
+    for (int l = 0; l < cfg_.num_layers; ++l) {
+      const layer_offsets& o = layout_.layers[l];
+      // h += previous layer's MLP output (none before layer 0); x = input_layernorm(h)
+      k::residual_rmsnorm<T>(h_.get(), l == 0 ? nullptr : delta_.get(), w(o.in_norm), eps, P, H, x_.get(), s);
+      gemm_qkv_->run(w(o.wqkv), x_.get(), qkv_.get(), s);
+      k::rope_kv_append<T>(qkv_.get(), rope_shape(P), nullptr, k_layer(l), v_layer(l), s);
+      k::attention_prefill<T>(qkv_.get(), k_layer(l), v_layer(l), as, attn_.get(), s);
+      gemm_o_->run(w(o.wo), attn_.get(), delta_.get(), s);
+      // h += attention output; x = post_attention_layernorm(h)
+      k::residual_rmsnorm<T>(h_.get(), delta_.get(), w(o.post_norm), eps, P, H, x_.get(), s);
+      gemm_gu_->run(w(o.wgu), x_.get(), gu_.get(), s);
+      k::swiglu<T>(gu_.get(), P, I, act_.get(), s);
+      gemm_down_->run(w(o.wd), act_.get(), delta_.get(), s);
+    }
+    // Only the last prompt position's logits are needed: final residual add + norm on that row.
+    const std::size_t last = static_cast<std::size_t>(P - 1) * H;
+    k::residual_rmsnorm<T>(h_.get() + last, delta_.get() + last, w(layout_.final_norm), eps, 1, H, x_.get() + last, s);
+    gemv(w(layout_.lm_head), cfg_.vocab_size, H, x_.get() + last, nullptr, logits_.get(), k::gemv_input::vector,
+         k::gemv_output::store_f32, s);
+    k::argmax_next_token(logits_.get(), cfg_.vocab_size, tokens_.get(), shape_.max_length, pos_.get(), P - 1, s);
+  }
+
+  // Capture with programmatic dependent launch (launch.cuh) where the driver takes it in a graph,
+  // plain launches otherwise; CUDABENCH_LLM_PDL=0 forces plain launches (for A/B timing).
+  void capture_decode_graph() {
+    const char* env = std::getenv("CUDABENCH_LLM_PDL");
+    if (!(env && std::strcmp(env, "0") == 0)) {
+      try {
+        programmatic_ = true;
+        decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
+        return;
+      } catch (const cuda_error&) {
+        programmatic_ = false;
+        (void)cudaGetLastError();  // not supported here: fall back to plain launches
+      }
+    }
+    decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
+  }
+
+  // One decode step; captured once into decode_graph_. Row 0 of the activation buffers is the
+  // token's; h is the residual stream, updated in place by the o_proj and down_proj epilogues.
+  void enqueue_decode_step(cudaStream_t s) {
+    const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
+    k::embedding<T>(w(layout_.embed), cfg_.vocab_size, H, tokens_.get(), pos_.get(), 1, h_.get(), s);
+    // Every kernel after the first may overlap its predecessor's tail (the first follows the
+    // previous replay's argmax in plain stream order).
+    k::programmatic_launch_scope pdl(programmatic_);
+    for (int l = 0; l < cfg_.num_layers; ++l) {
+      const layer_offsets& o = layout_.layers[l];
+      gemv(w(o.wqkv), cfg_.qkv_rows(), H, h_.get(), w(o.in_norm), qkv_.get(), k::gemv_input::rmsnorm,
+           k::gemv_output::store, s);
+      k::rope_kv_append<T>(qkv_.get(), rope_shape(1), pos_.get(), k_layer(l), v_layer(l), s);
+      k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(),
+                             part_ml_.get(), attn_.get(), s);
+      gemv(w(o.wo), H, cfg_.q_dim(), attn_.get(), nullptr, h_.get(), k::gemv_input::vector,
+           k::gemv_output::add_residual, s);
+      gemv(w(o.wgu), I, H, h_.get(), w(o.post_norm), act_.get(), k::gemv_input::rmsnorm, k::gemv_output::swiglu, s);
+      gemv(w(o.wd), H, I, act_.get(), nullptr, h_.get(), k::gemv_input::vector, k::gemv_output::add_residual, s);
+    }
+    gemv(w(layout_.lm_head), cfg_.vocab_size, H, h_.get(), w(layout_.final_norm), logits_.get(),
+         k::gemv_input::rmsnorm, k::gemv_output::store_f32, s);
+    k::argmax_next_token(logits_.get(), cfg_.vocab_size, tokens_.get(), shape_.max_length, pos_.get(), -1, s);
+  }
+
+  llm_config cfg_;
+  dtype dtype_;
+  generate_shape shape_;
+  weight_layout layout_;
+  cuda_stream stream_;  // setup work and graph capture (capture needs a non-default stream)
+
+  device_buffer<T> weights_, k_cache_, v_cache_;
+  device_buffer<T> h_, x_, delta_, qkv_, attn_, gu_, act_;
+  device_buffer<float> logits_, part_o_, part_ml_;
+  device_buffer<std::int32_t> tokens_;
+  device_buffer<int> pos_;
+  k::attn_decode_shape attn_shape_;
+
+  std::unique_ptr<blaslt_context> lt_;
+  std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
+  graph_exec decode_graph_;
+  bool programmatic_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<engine> make_engine(const llm_config& config, dtype d, const generate_shape& shape,
+                                    const weight_source& source) {
+  if (d == dtype::fp16) return std::make_unique<engine_impl<__half>>(config, d, shape, source);
+  return std::make_unique<engine_impl<__nv_bfloat16>>(config, d, shape, source);
+}
+
+}  // namespace cudabench::llm

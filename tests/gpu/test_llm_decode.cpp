@@ -1,0 +1,326 @@
+// The llm_decode workload end to end: the tiny preset verifies against the CPU reference (fp16 and
+// bf16), corrupted weights fail verification, Llama-2-7B validates through its shadow config,
+// a Hugging Face checkpoint directory (F16 and F32 safetensors) loads and verifies, and a
+// mismatched checkpoint is an input_error that names the tensor and both shapes.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/registry.hpp"
+#include "kernels/common/random_fill.cuh"
+#include "workloads/llm/weights.hpp"
+#include "workloads/llm_decode.hpp"
+
+using namespace cudabench;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+
+workload_spec make_spec(const std::string& model, const std::string& weights, const std::string& dtype, int prompt,
+                        int max_length) {
+  workload_spec s;
+  s.kind = "llm_decode";
+  s.params = nlohmann::ordered_json{{"model", model},          {"weights", weights},       {"dtype", dtype},
+                                    {"prompt_tokens", prompt}, {"max_length", max_length}, {"batch", 1}};
+  s.id = fmt::format("llm_decode/model={}/weights={}/dtype={}/prompt_tokens={}/max_length={}/batch=1", model, weights,
+                     dtype, prompt, max_length);
+  return s;
+}
+
+struct harness {
+  cudaStream_t stream = nullptr;
+  cudaDeviceProp props{};
+  run_context ctx;
+  harness() {
+    CUDABENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDABENCH_CHECK_CUDA(cudaGetDeviceProperties(&props, 0));
+    ctx.stream = stream;
+    ctx.props = &props;
+  }
+  ~harness() { cudaStreamDestroy(stream); }
+};
+
+std::unique_ptr<llm_decode_workload> make_workload(const workload_spec& spec) {
+  const kind_entry* k = find_kind("llm_decode");
+  if (!k) throw std::runtime_error("llm_decode is not registered");
+  std::unique_ptr<workload> w = k->make(spec);
+  auto* typed = dynamic_cast<llm_decode_workload*>(w.get());
+  if (!typed) throw std::runtime_error("llm_decode made another class");
+  w.release();
+  return std::unique_ptr<llm_decode_workload>(typed);
+}
+
+// Overwrites a whole tensor on the device with one fp16 value.
+void overwrite_tensor(llm_decode_workload& w, const std::string& name, float value) {
+  for (const auto& s : w.engine().layout().slots)
+    if (s.name == name) {
+      std::vector<__half> v(static_cast<std::size_t>(s.numel()), __float2half_rn(value));
+      __half* dst = static_cast<__half*>(w.engine().weight_data()) + s.offset;
+      CUDABENCH_CHECK_CUDA(cudaMemcpy(dst, v.data(), v.size() * 2, cudaMemcpyHostToDevice));
+      return;
+    }
+  FAIL() << "no tensor " << name;
+}
+
+}  // namespace
+
+TEST(LlmDecode, TinyPresetVerifiesAndReportsMetrics) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"fp16", "bf16"}) {
+    harness h;
+    auto w = make_workload(make_spec("llama-tiny", "random", dtype, 32, 64));
+    w->setup(h.ctx);
+    EXPECT_TRUE(w->reference_checks_own_model());
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("llama-tiny %s: passed=%d max_rel_error=%.3g tolerance=%.3g\n  %s\n", dtype, v.passed, v.max_rel_error,
+                v.tolerance, v.message.c_str());
+    EXPECT_TRUE(v.passed) << v.message;
+    EXPECT_LE(v.max_rel_error, v.tolerance);
+
+    // Two timed runs, as the harness would do them.
+    for (int rep = 0; rep < 2; ++rep) {
+      w->run(h.stream);
+      CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(h.stream));
+      w->after_repetition(h.ctx);
+    }
+    measurement m;
+    m.per_run_ms = {5.0, 5.0};
+    m.peak_memory_bytes = 123456789;
+    const metric_list ms = w->metrics(m);
+    std::vector<std::string> names;
+    for (const auto& [name, met] : ms) names.push_back(name);
+    EXPECT_EQ(names, (std::vector<std::string>{"decode_tokens_per_s", "tpot_ms", "ttft_ms", "total_ms", "bandwidth_gbps",
+                                               "peak_memory_gb", "weights_gb"}));
+    EXPECT_EQ(ms[0].second.samples.size(), 2u);
+    EXPECT_GT(ms[0].second.median, 0.0);
+    EXPECT_NEAR(ms[5].second.median, 0.123456789, 1e-12);
+    // llama-tiny: 3,164,416 parameters x 2 bytes.
+    EXPECT_NEAR(ms[6].second.median, 3164416 * 2 / 1e9, 1e-12);
+    std::printf("  decode %.0f tokens/s, ttft %.3f ms\n", ms[0].second.median, ms[2].second.median);
+    w->teardown();
+  }
+}
+
+TEST(LlmDecode, RunAfterVerifyRepeatsTheSameTokens) {
+  REQUIRE_GPU();
+  harness h;
+  auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+  w->setup(h.ctx);
+  ASSERT_TRUE(w->verify(h.ctx).passed);
+  const auto first = w->engine().read_tokens(h.stream);
+  w->run(h.stream);
+  const auto second = w->engine().read_tokens(h.stream);
+  EXPECT_EQ(first, second);  // every run starts from the prompt: no state leaks between runs
+}
+
+TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
+  REQUIRE_GPU();
+  harness h;
+  auto with = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
+  with->setup(h.ctx);
+  ::setenv("CUDABENCH_LLM_PDL", "0", 1);
+  auto without = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
+  without->setup(h.ctx);
+  ::unsetenv("CUDABENCH_LLM_PDL");
+  std::printf("decode graph with programmatic dependent launch: %s\n",
+              with->engine().programmatic_launch() ? "yes" : "no (not supported here: plain launches)");
+  EXPECT_FALSE(without->engine().programmatic_launch());
+  with->run(h.stream);
+  without->run(h.stream);
+  EXPECT_EQ(with->engine().read_tokens(h.stream), without->engine().read_tokens(h.stream));
+  EXPECT_EQ(with->engine().read_logits(h.stream), without->engine().read_logits(h.stream));  // bitwise
+}
+
+TEST(LlmDecode, CorruptedWeightsFailVerification) {
+  REQUIRE_GPU();
+  for (const char* tensor : {"model.norm.weight", "model.layers.0.mlp.down_proj.weight",
+                             "model.layers.1.self_attn.v_proj.weight"}) {
+    harness h;
+    auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 32));
+    w->setup(h.ctx);
+    overwrite_tensor(*w, tensor, 0.5f);
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("corrupted %s: passed=%d max_rel_error=%.3g\n  %s\n", tensor, v.passed, v.max_rel_error,
+                v.message.c_str());
+    EXPECT_FALSE(v.passed) << tensor;
+  }
+}
+
+TEST(LlmDecode, Llama2_7bValidatesThroughItsShadowConfig) {
+  REQUIRE_GPU();
+  harness h;
+  auto w = make_workload(make_spec("llama-2-7b", "random", "fp16", 16, 24));
+  w->setup(h.ctx);
+  EXPECT_FALSE(w->reference_checks_own_model());
+  const validation_outcome v = w->verify(h.ctx);
+  std::printf("llama-2-7b: passed=%d max_rel_error=%.3g\n  %s\n", v.passed, v.max_rel_error, v.message.c_str());
+  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_NE(v.message.find("shadow of llama-2-7b"), std::string::npos);
+  EXPECT_NEAR(w->engine().weight_bytes() / 1e9, 13.47683, 1e-4);
+}
+
+TEST(LlmDecode, ParameterErrors) {
+  EXPECT_THROW(make_workload(make_spec("llama-tiny", "random", "fp16", 128, 129)), input_error);
+  REQUIRE_GPU();
+  harness h;
+  auto w = make_workload(make_spec("llama-tiny", "checkpoint", "fp16", 8, 16));
+  try {
+    w->setup(h.ctx);
+    FAIL() << "checkpoint weights for a preset accepted";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a model directory"), std::string::npos) << e.what();
+  }
+  auto w2 = make_workload(make_spec("llama-tiny", "random", "fp16", 8, 4096));
+  EXPECT_THROW(w2->setup(h.ctx), input_error);  // beyond max_position_embeddings 2048
+}
+
+// ---- Hugging Face directories written here -------------------------------------------------------
+
+namespace {
+
+struct st_tensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;
+};
+
+// A tiny grouped-query, non-square Llama: hidden 32, intermediate 44, 4 heads, 2 KV heads.
+const char* kTinyConfig = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_act": "silu",
+  "vocab_size": 64, "hidden_size": 32, "intermediate_size": 44, "num_hidden_layers": 2,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_theta": 10000.0,
+  "max_position_embeddings": 128, "tie_word_embeddings": false, "torch_dtype": "float16"})";
+
+std::vector<st_tensor> tiny_tensors() {
+  const std::int64_t v = 64, h = 32, i = 44, kv = 16;
+  std::vector<st_tensor> t;
+  std::uint64_t seed = 1000;
+  auto add = [&](const std::string& name, std::vector<std::int64_t> shape, float lo, float hi) {
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    std::vector<float> vals(static_cast<std::size_t>(n));
+    ++seed;
+    for (std::int64_t j = 0; j < n; ++j) vals[j] = kernels::uniform_at(seed, j, lo, hi);
+    t.push_back({name, std::move(shape), std::move(vals)});
+  };
+  add("model.embed_tokens.weight", {v, h}, -1, 1);
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const float ah = 1 / std::sqrt(32.0f), ai = 1 / std::sqrt(44.0f);
+    add(p + "input_layernorm.weight", {h}, 0.9f, 1.1f);
+    add(p + "self_attn.q_proj.weight", {h, h}, -3 * ah, 3 * ah);
+    add(p + "self_attn.k_proj.weight", {kv, h}, -3 * ah, 3 * ah);
+    add(p + "self_attn.v_proj.weight", {kv, h}, -ah, ah);
+    add(p + "self_attn.o_proj.weight", {h, h}, -ah, ah);
+    add(p + "post_attention_layernorm.weight", {h}, 0.9f, 1.1f);
+    add(p + "mlp.gate_proj.weight", {i, h}, -ah, ah);
+    add(p + "mlp.up_proj.weight", {i, h}, -ah, ah);
+    add(p + "mlp.down_proj.weight", {h, i}, -ai, ai);
+  }
+  add("model.norm.weight", {h}, 0.9f, 1.1f);
+  add("lm_head.weight", {v, h}, -1 / std::sqrt(32.0f), 1 / std::sqrt(32.0f));
+  return t;
+}
+
+// Writes config.json and model.safetensors (F16 or F32) into a fresh directory.
+std::string write_hf_dir(const std::string& name, const std::vector<st_tensor>& tensors, bool f32) {
+  const fs::path dir = fs::temp_directory_path() / ("cudabench_llm_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "config.json") << kTinyConfig;
+  nlohmann::ordered_json header;
+  header["__metadata__"] = {{"format", "pt"}};
+  std::string data;
+  for (const auto& t : tensors) {
+    const std::size_t begin = data.size();
+    for (float x : t.values) {
+      if (f32) {
+        char b[4];
+        std::memcpy(b, &x, 4);
+        data.append(b, 4);
+      } else {
+        const __half hv = __float2half_rn(x);
+        char b[2];
+        std::memcpy(b, &hv, 2);
+        data.append(b, 2);
+      }
+    }
+    header[t.name] = {{"dtype", f32 ? "F32" : "F16"}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+  }
+  const std::string hs = header.dump();
+  std::ofstream out(dir / "model.safetensors", std::ios::binary);
+  const std::uint64_t n = hs.size();
+  for (int b = 0; b < 8; ++b) out.put(static_cast<char>((n >> (8 * b)) & 0xff));
+  out << hs << data;
+  return dir.string();
+}
+
+}  // namespace
+
+TEST(LlmDecode, CheckpointDirectoryLoadsAndVerifies) {
+  REQUIRE_GPU();
+  for (bool f32 : {false, true}) {
+    harness h;
+    const std::string dir = write_hf_dir(f32 ? "f32" : "f16", tiny_tensors(), f32);
+    auto w = make_workload(make_spec(dir, "checkpoint", "fp16", 8, 20));
+    w->setup(h.ctx);
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("checkpoint (%s): passed=%d max_rel_error=%.3g\n  %s\n", f32 ? "F32" : "F16", v.passed,
+                v.max_rel_error, v.message.c_str());
+    EXPECT_TRUE(v.passed) << v.message;
+    // The same directory with random weights uses the config only.
+    auto r = make_workload(make_spec(dir, "random", "fp16", 8, 20));
+    r->setup(h.ctx);
+    EXPECT_TRUE(r->verify(h.ctx).passed);
+  }
+}
+
+TEST(LlmDecode, MismatchedCheckpointIsAnInputErrorNamingTheTensor) {
+  REQUIRE_GPU();
+  harness h;
+  auto tensors = tiny_tensors();
+  for (auto& t : tensors)
+    if (t.name == "model.layers.1.self_attn.k_proj.weight") {
+      t.shape = {32, 32};  // a full-width k_proj: the config says 2 KV heads of 8
+      t.values.resize(32 * 32, 0.01f);
+    }
+  const std::string dir = write_hf_dir("bad_shape", tensors, false);
+  auto w = make_workload(make_spec(dir, "checkpoint", "fp16", 8, 20));
+  try {
+    w->setup(h.ctx);
+    FAIL() << "mismatched shape accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir + ": tensor model.layers.1.self_attn.k_proj.weight: shape [32, 32] (expected [16, 32])");
+  }
+
+  auto missing = tiny_tensors();
+  missing.pop_back();  // no lm_head.weight (the config does not tie embeddings)
+  const std::string dir2 = write_hf_dir("missing", missing, false);
+  auto w2 = make_workload(make_spec(dir2, "checkpoint", "fp16", 8, 20));
+  try {
+    w2->setup(h.ctx);
+    FAIL() << "missing tensor accepted";
+  } catch (const input_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir2 + ": tensor lm_head.weight is missing");
+  }
+}

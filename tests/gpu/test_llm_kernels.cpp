@@ -1,0 +1,365 @@
+// The kernels in kernels/llm/ one by one against CPU double-precision references at small sizes
+// (plus the GEMV at Llama-2-7B's row lengths), fp16. Each test prints its largest difference.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <gtest/gtest.h>
+
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/device_memory.hpp"
+#include "kernels/common/random_fill.cuh"
+#include "kernels/llm/argmax.cuh"
+#include "kernels/llm/attention_decode.cuh"
+#include "kernels/llm/attention_prefill.cuh"
+#include "kernels/llm/gemv.cuh"
+#include "kernels/llm/rmsnorm.cuh"
+#include "kernels/llm/rope_kv.cuh"
+#include "kernels/llm/swiglu.cuh"
+
+using namespace cudabench;
+namespace k = cudabench::kernels::llm;
+
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+
+double rh(double v) { return __half2float(__float2half_rn(static_cast<float>(v))); }  // round through fp16
+
+// Seeded host values, already representable in fp16.
+std::vector<float> random_values(std::size_t n, std::uint64_t seed, float lo, float hi) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(rh(kernels::uniform_at(seed, i, lo, hi)));
+  return v;
+}
+
+device_buffer<__half> upload_half(const std::vector<float>& v) {
+  std::vector<__half> h(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) h[i] = __float2half_rn(v[i]);
+  device_buffer<__half> d(v.size());
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(d.get(), h.data(), h.size() * 2, cudaMemcpyHostToDevice));
+  return d;
+}
+
+std::vector<float> download_half(const __half* p, std::size_t n) {
+  std::vector<__half> h(n);
+  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = __half2float(h[i]);
+  return v;
+}
+
+template <class T>
+device_buffer<T> upload(const std::vector<T>& v) {
+  device_buffer<T> d(v.size());
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <class T>
+std::vector<T> download(const T* p, std::size_t n) {
+  std::vector<T> v(n);
+  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+// max |got - want| / max |want|
+double rel_error(const std::vector<float>& got, const std::vector<double>& want) {
+  double scale = 0, worst = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    scale = std::max(scale, std::abs(want[i]));
+    const double d = std::abs(got[i] - want[i]);
+    if (!(d <= worst)) worst = d;
+  }
+  return worst / std::max(scale, 1e-30);
+}
+
+double silu(double x) { return x / (1 + std::exp(-x)); }
+
+struct gemv_case {
+  int n, k;
+  k::gemv_input in;
+  k::gemv_output out;
+};
+
+void run_gemv_case(const gemv_case& c) {
+  const int rows = c.out == k::gemv_output::swiglu ? 2 * c.n : c.n;
+  const float a = 1.0f / std::sqrt(static_cast<float>(c.k));
+  const auto w = random_values(static_cast<std::size_t>(rows) * c.k, 11 + c.k, -a, a);
+  const auto x = random_values(c.k, 12 + c.k, -2.0f, 2.0f);
+  const auto nw = random_values(c.k, 13, 0.5f, 1.5f);
+  const auto y0 = random_values(c.n, 14, -1.0f, 1.0f);
+  auto dw = upload_half(w), dx = upload_half(x), dnw = upload_half(nw), dy = upload_half(y0);
+  device_buffer<float> dyf(c.n);
+
+  // Reference input: the GEMV's x, with the RMSNorm prologue's rounding points.
+  std::vector<double> xin(x.begin(), x.end());
+  if (c.in == k::gemv_input::rmsnorm) {
+    double ss = 0;
+    for (float v : x) ss += static_cast<double>(v) * v;
+    const double rstd = 1.0 / std::sqrt(ss / c.k + 1e-5);
+    for (int i = 0; i < c.k; ++i) xin[i] = rh(nw[i] * rh(x[i] * rstd));
+  }
+  std::vector<double> dot(rows);
+  for (int r = 0; r < rows; ++r) {
+    double acc = 0;
+    for (int i = 0; i < c.k; ++i) acc += static_cast<double>(w[static_cast<std::size_t>(r) * c.k + i]) * xin[i];
+    dot[r] = acc;
+  }
+  std::vector<double> want(c.n);
+  for (int r = 0; r < c.n; ++r) {
+    switch (c.out) {
+      case k::gemv_output::store:
+      case k::gemv_output::store_f32: want[r] = dot[r]; break;
+      case k::gemv_output::add_residual: want[r] = y0[r] + rh(dot[r]); break;
+      case k::gemv_output::swiglu: want[r] = rh(silu(rh(dot[r]))) * rh(dot[c.n + r]); break;
+    }
+  }
+
+  k::gemv_args<__half> args;
+  args.w = dw.get();
+  args.n = c.n;
+  args.k = c.k;
+  args.x = dx.get();
+  args.norm_weight = dnw.get();
+  args.eps = 1e-5f;
+  args.y = c.out == k::gemv_output::store_f32 ? static_cast<void*>(dyf.get()) : static_cast<void*>(dy.get());
+  k::gemv<__half>(args, c.in, c.out, nullptr);
+  const std::vector<float> got =
+      c.out == k::gemv_output::store_f32 ? download(dyf.get(), c.n) : download_half(dy.get(), c.n);
+  const double err = rel_error(got, want);
+  std::printf("gemv n=%d k=%d in=%d out=%d: max rel error %.3g\n", c.n, c.k, static_cast<int>(c.in),
+              static_cast<int>(c.out), err);
+  // fp16 output rounding (2^-11 relative) dominates; fp32 accumulation adds ~1e-6.
+  EXPECT_LT(err, 2e-3) << "n=" << c.n << " k=" << c.k;
+}
+
+}  // namespace
+
+TEST(LlmKernels, GemvEveryPrologueEpilogueAndPackWidth) {
+  REQUIRE_GPU();
+  // k = 256 (16-byte packs), 700 (8-byte), 262 (4-byte), 257 (2-byte); n not a multiple of 8.
+  for (int kdim : {256, 700, 262, 257})
+    for (auto in : {k::gemv_input::vector, k::gemv_input::rmsnorm})
+      for (auto out : {k::gemv_output::store, k::gemv_output::store_f32, k::gemv_output::add_residual,
+                       k::gemv_output::swiglu})
+        run_gemv_case({37, kdim, in, out});
+}
+
+TEST(LlmKernels, GemvAtLlama7bRowLengths) {
+  REQUIRE_GPU();
+  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::store});      // q/k/v, lm_head
+  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::swiglu});     // gate/up
+  run_gemv_case({100, 11008, k::gemv_input::vector, k::gemv_output::add_residual});  // down_proj
+  run_gemv_case({4096, 4096, k::gemv_input::vector, k::gemv_output::add_residual});  // o_proj, full size
+}
+
+TEST(LlmKernels, ResidualRmsnorm) {
+  REQUIRE_GPU();
+  const int rows = 3, hidden = 300;
+  const auto h = random_values(rows * hidden, 21, -2, 2), d = random_values(rows * hidden, 22, -1, 1);
+  const auto w = random_values(hidden, 23, 0.5f, 1.5f);
+  auto dh = upload_half(h), dd = upload_half(d), dw = upload_half(w);
+  device_buffer<__half> out(rows * hidden);
+  k::residual_rmsnorm<__half>(dh.get(), dd.get(), dw.get(), 1e-5f, rows, hidden, out.get(), nullptr);
+  std::vector<double> want_h(rows * hidden), want_out(rows * hidden);
+  for (int r = 0; r < rows; ++r) {
+    double ss = 0;
+    for (int i = 0; i < hidden; ++i) {
+      want_h[r * hidden + i] = rh(h[r * hidden + i] + d[r * hidden + i]);
+      ss += want_h[r * hidden + i] * want_h[r * hidden + i];
+    }
+    const double rstd = 1 / std::sqrt(ss / hidden + 1e-5);
+    for (int i = 0; i < hidden; ++i) want_out[r * hidden + i] = w[i] * rh(want_h[r * hidden + i] * rstd);
+  }
+  const double eh = rel_error(download_half(dh.get(), rows * hidden), want_h);
+  const double eo = rel_error(download_half(out.get(), rows * hidden), want_out);
+  std::printf("residual_rmsnorm: h max rel error %.3g, out %.3g\n", eh, eo);
+  EXPECT_LT(eh, 1e-6);
+  EXPECT_LT(eo, 2e-3);
+}
+
+TEST(LlmKernels, RopeAndKvAppend) {
+  REQUIRE_GPU();
+  const int nh = 4, nkv = 2, hd = 16, rows = 3, max_len = 10;
+  const int stride = (nh + 2 * nkv) * hd;
+  const auto qkv = random_values(rows * stride, 31, -2, 2);
+  for (int decode = 0; decode < 2; ++decode) {
+    auto dqkv = upload_half(qkv);
+    device_buffer<__half> kc(nkv * max_len * hd), vc(nkv * max_len * hd);
+    CUDABENCH_CHECK_CUDA(cudaMemset(kc.get(), 0, kc.bytes()));
+    CUDABENCH_CHECK_CUDA(cudaMemset(vc.get(), 0, vc.bytes()));
+    auto dpos = upload(std::vector<int>{7});
+    k::rope_kv_shape s;
+    s.rows = decode ? 1 : rows;
+    s.qkv_stride = stride;
+    s.num_heads = nh;
+    s.num_kv_heads = nkv;
+    s.head_dim = hd;
+    s.max_len = max_len;
+    s.rope_theta = 10000.0f;
+    k::rope_kv_append<__half>(dqkv.get(), s, decode ? dpos.get() : nullptr, kc.get(), vc.get(), nullptr);
+    const auto got_qkv = download_half(dqkv.get(), rows * stride);
+    const auto got_k = download_half(kc.get(), nkv * max_len * hd), got_v = download_half(vc.get(), nkv * max_len * hd);
+    double worst = 0;
+    for (int r = 0; r < s.rows; ++r) {
+      const int p = decode ? 7 : r;
+      for (int head = 0; head < nh + nkv; ++head)
+        for (int i = 0; i < hd / 2; ++i) {
+          const double ang = p * std::pow(10000.0, -2.0 * i / hd);
+          const double x1 = qkv[r * stride + head * hd + i], x2 = qkv[r * stride + head * hd + i + hd / 2];
+          const double o1 = x1 * std::cos(ang) - x2 * std::sin(ang), o2 = x2 * std::cos(ang) + x1 * std::sin(ang);
+          double g1, g2;
+          if (head < nh) {
+            g1 = got_qkv[r * stride + head * hd + i];
+            g2 = got_qkv[r * stride + head * hd + i + hd / 2];
+          } else {
+            const int base = ((head - nh) * max_len + p) * hd;
+            g1 = got_k[base + i];
+            g2 = got_k[base + i + hd / 2];
+          }
+          worst = std::max({worst, std::abs(g1 - o1), std::abs(g2 - o2)});
+        }
+      for (int j = 0; j < nkv * hd; ++j) {
+        const int head = j / hd, d = j % hd;
+        EXPECT_EQ(got_v[(head * max_len + p) * hd + d], qkv[r * stride + (nh + nkv) * hd + j]);
+      }
+    }
+    std::printf("rope (%s): max abs error %.3g (values in [-2.8, 2.8])\n", decode ? "decode" : "prefill", worst);
+    EXPECT_LT(worst, 8e-3);  // a few fp16 roundings of values up to ~2.8
+    // Nothing written at other positions of the cache.
+    for (int p = 0; p < max_len; ++p) {
+      const bool written = decode ? p == 7 : p < rows;
+      if (!written) EXPECT_EQ(got_k[p * hd], 0.0f) << "position " << p;
+    }
+  }
+}
+
+namespace {
+// Softmax attention of one query over keys 0..len-1 of one KV head, in double.
+std::vector<double> naive_attention(const float* q, const std::vector<float>& kc, const std::vector<float>& vc,
+                                    int kvh, int max_len, int hd, int len) {
+  std::vector<double> s(len), out(hd, 0.0);
+  double mx = -1e300, sum = 0;
+  for (int t = 0; t < len; ++t) {
+    double dot = 0;
+    for (int d = 0; d < hd; ++d) dot += static_cast<double>(q[d]) * kc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
+    s[t] = dot / std::sqrt(static_cast<double>(hd));
+    mx = std::max(mx, s[t]);
+  }
+  for (double& v : s) sum += (v = std::exp(v - mx));
+  for (int t = 0; t < len; ++t)
+    for (int d = 0; d < hd; ++d) out[d] += s[t] / sum * vc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
+  return out;
+}
+}  // namespace
+
+TEST(LlmKernels, AttentionDecodeMatchesNaiveSoftmax) {
+  REQUIRE_GPU();
+  for (int hd : {32, 128}) {
+    const int nh = 8, nkv = 2, max_len = 300;
+    const auto q = random_values(nh * hd, 41, -2, 2);
+    const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 42, -2, 2);
+    const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 43, -1, 1);
+    auto dq = upload_half(q), dk = upload_half(kc), dv = upload_half(vc);
+    k::attn_decode_shape s;
+    s.num_heads = nh;
+    s.num_kv_heads = nkv;
+    s.head_dim = hd;
+    s.max_len = max_len;
+    s.chunk = 32;
+    s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    device_buffer<float> po(k::attn_decode_partial_floats(s)), pml(k::attn_decode_ml_floats(s));
+    device_buffer<__half> out(nh * hd);
+    for (int pos : {0, 31, 32, 200, max_len - 1}) {
+      auto dpos = upload(std::vector<int>{pos});
+      k::attention_decode<__half>(dq.get(), dk.get(), dv.get(), dpos.get(), s, po.get(), pml.get(), out.get(), nullptr);
+      const auto got = download_half(out.get(), nh * hd);
+      std::vector<double> want;
+      for (int h = 0; h < nh; ++h) {
+        const auto o = naive_attention(q.data() + h * hd, kc, vc, h / (nh / nkv), max_len, hd, pos + 1);
+        want.insert(want.end(), o.begin(), o.end());
+      }
+      const double err = rel_error(got, want);
+      std::printf("attention_decode hd=%d len=%d: max rel error %.3g\n", hd, pos + 1, err);
+      EXPECT_LT(err, 3e-3) << "hd " << hd << " pos " << pos;
+    }
+  }
+}
+
+TEST(LlmKernels, AttentionPrefillIsCausal) {
+  REQUIRE_GPU();
+  const int nh = 4, nkv = 2, hd = 64, rows = 50, max_len = 64;
+  const int stride = (nh + 2 * nkv) * hd;
+  const auto qkv = random_values(rows * stride, 51, -2, 2);
+  const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 52, -2, 2);
+  const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 53, -1, 1);
+  auto dqkv = upload_half(qkv), dk = upload_half(kc), dv = upload_half(vc);
+  device_buffer<__half> out(rows * nh * hd);
+  k::attn_prefill_shape s;
+  s.rows = rows;
+  s.qkv_stride = stride;
+  s.num_heads = nh;
+  s.num_kv_heads = nkv;
+  s.head_dim = hd;
+  s.max_len = max_len;
+  s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  k::attention_prefill<__half>(dqkv.get(), dk.get(), dv.get(), s, out.get(), nullptr);
+  const auto got = download_half(out.get(), rows * nh * hd);
+  std::vector<double> want;
+  for (int t = 0; t < rows; ++t)
+    for (int h = 0; h < nh; ++h) {
+      const auto o = naive_attention(qkv.data() + t * stride + h * hd, kc, vc, h / (nh / nkv), max_len, hd, t + 1);
+      want.insert(want.end(), o.begin(), o.end());
+    }
+  const double err = rel_error(got, want);
+  std::printf("attention_prefill rows=%d: max rel error %.3g\n", rows, err);
+  EXPECT_LT(err, 3e-3);
+}
+
+TEST(LlmKernels, SwigluPrefill) {
+  REQUIRE_GPU();
+  const int rows = 3, n = 70;
+  const auto gu = random_values(rows * 2 * n, 61, -4, 4);
+  auto dgu = upload_half(gu);
+  device_buffer<__half> act(rows * n);
+  k::swiglu<__half>(dgu.get(), rows, n, act.get(), nullptr);
+  std::vector<double> want(rows * n);
+  for (int t = 0; t < rows; ++t)
+    for (int i = 0; i < n; ++i) want[t * n + i] = rh(silu(gu[t * 2 * n + i])) * gu[t * 2 * n + n + i];
+  const double err = rel_error(download_half(act.get(), rows * n), want);
+  std::printf("swiglu: max rel error %.3g\n", err);
+  EXPECT_LT(err, 2e-3);
+}
+
+TEST(LlmKernels, ArgmaxTakesTheFirstMaximumAndAdvances) {
+  REQUIRE_GPU();
+  const int vocab = 3000;
+  std::vector<float> logits(vocab);
+  for (int i = 0; i < vocab; ++i) logits[i] = kernels::uniform_at(71, i, -5, 5);
+  logits[2100] = 9.0f;
+  logits[1700] = 9.0f;  // tie: the lower index wins, as torch.argmax
+  auto dl = upload(logits);
+  auto tokens = upload(std::vector<std::int32_t>(16, -1));
+  auto pos = upload(std::vector<int>{5});
+  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), -1, nullptr);  // decode: tokens[6]
+  auto t = download(tokens.get(), 16);
+  EXPECT_EQ(t[6], 1700);
+  EXPECT_EQ(download(pos.get(), 1)[0], 6);
+  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), 9, nullptr);  // prefill: tokens[10]
+  t = download(tokens.get(), 16);
+  EXPECT_EQ(t[10], 1700);
+  EXPECT_EQ(download(pos.get(), 1)[0], 10);
+  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), 15, nullptr);  // past the end: no write
+  EXPECT_EQ(download(pos.get(), 1)[0], 10);
+}
