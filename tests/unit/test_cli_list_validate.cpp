@@ -166,7 +166,7 @@ TEST(CliList, JsonIsTheContractForScripts) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("suite").at("name"), "valid_sweep");
   EXPECT_EQ(j.at("suite").at("source"), path);
-  EXPECT_EQ(j.at("suite").at("sha256"), "50f646064f11e95be35dba6b737e1d31c6be3a04f9acf2b544cc1a46be7a0a82");
+  EXPECT_EQ(j.at("suite").at("sha256"), "7395a6b5346c96882fd776c0f5ef0eee35ea6ded2f812bd1c72e9c6319123fe3");
   EXPECT_EQ(j.at("settings"), nlohmann::json::parse(R"({"repetitions": 3, "warmup": 1, "min_time_ms": 12.5})"));
   const auto& w = j.at("workloads");
   ASSERT_EQ(w.size(), 4u);

@@ -34,7 +34,7 @@ TEST(SuiteLoad, GoldenValidSuite) {
   EXPECT_EQ(s.description, "Golden suite: two sweeps, defaults, byte sizes");
   EXPECT_EQ(s.source, path);
   // `sha256sum tests/data/suites/valid_sweep.json`
-  EXPECT_EQ(s.sha256, "50f646064f11e95be35dba6b737e1d31c6be3a04f9acf2b544cc1a46be7a0a82");
+  EXPECT_EQ(s.sha256, "7395a6b5346c96882fd776c0f5ef0eee35ea6ded2f812bd1c72e9c6319123fe3");
   EXPECT_EQ(s.defaults.repetitions, 3);
   EXPECT_EQ(s.defaults.warmup, 1);
   EXPECT_DOUBLE_EQ(s.defaults.min_time_ms, 12.5);
