@@ -69,9 +69,12 @@ run_ab() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 entr
     | tee "$results/resnet-cudnn-ab.md"
 }
 
-run_memlimit() {  # a 24 GiB budget must turn the large transformer_memory rows into OOM and keep the rest
+run_memlimit() {  # OOM is a result: budgets that fit everything (24 GiB) and that cut the largest batch
   "$bin" --suite full --filter 'transformer_memory/*' --mem-limit 24GiB --label "H200 capped at 24GiB" \
-    -o "$results/transformer-24gib.json" --format markdown
+    -o "$results/transformer-24gib.json" --format markdown --quiet || return 1
+  "$bin" --suite full --filter 'transformer_memory/*' --mem-limit 600MiB --label "H200 capped at 600MiB" \
+    -o "$results/transformer-600mib.json" --format markdown --quiet || return 1
+  grep -q '"status": "oom"' "$results/transformer-600mib.json"
 }
 
 for s in "${stages[@]}"; do
