@@ -86,8 +86,8 @@ std::string side_failure(const char* side, const compare_cell& c) {
   return s;
 }
 
-compare_change judge(const compare_cell& base, const compare_cell& cand, better direction, const std::string& metric,
-                     const compare_options& opt) {
+compare_change judge(const compare_cell& base, const compare_cell& cand, bool base_has_workload, bool cand_has_workload,
+                     better direction, const std::string& metric, const compare_options& opt) {
   compare_change ch;
   if (!base.present && !cand.present) {
     ch.outcome = verdict::only_in_candidate;  // another candidate has it; counts() skips this one
@@ -96,12 +96,12 @@ compare_change judge(const compare_cell& base, const compare_cell& cand, better 
   }
   if (base.present && !cand.present) {
     ch.outcome = verdict::only_in_baseline;
-    ch.note = metric.empty() ? "not in candidate" : fmt::format("candidate has no {}", metric);
+    ch.note = cand_has_workload ? fmt::format("candidate has no {}", metric) : "not in candidate";
     return ch;
   }
   if (!base.present) {
     ch.outcome = verdict::only_in_candidate;
-    ch.note = metric.empty() ? "not in baseline" : fmt::format("baseline has no {}", metric);
+    ch.note = base_has_workload ? fmt::format("baseline has no {}", metric) : "not in baseline";
     return ch;
   }
   if (base.state != status::ok || cand.state != status::ok) {
@@ -125,7 +125,7 @@ compare_change judge(const compare_cell& base, const compare_cell& cand, better 
     ch.outcome = significant ? (better_now ? verdict::improved : verdict::regressed) : verdict::inconclusive;
     return ch;
   }
-  const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0;
+  const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0 + 0.0;  // no -0
   ch.change_pct = change;
   if (std::abs(change) < opt.threshold_pct)
     ch.outcome = verdict::unchanged;
@@ -265,7 +265,9 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
         }
         row.cells.push_back(std::move(c));
       }
-      for (std::size_t i = 1; i < nf; ++i) row.changes.push_back(judge(row.cells[0], row.cells[i], row.direction, mname, opt));
+      for (std::size_t i = 1; i < nf; ++i)
+        row.changes.push_back(
+            judge(row.cells[0], row.cells[i], ws[0] != nullptr, ws[i] != nullptr, row.direction, mname, opt));
       out.rows.push_back(std::move(row));
     }
   }

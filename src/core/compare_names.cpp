@@ -1,5 +1,6 @@
 // Readable row names for compare tables (compare.hpp: readable_name). Each known kind says what
 // distinguishes its workloads in a few words; an unknown kind falls back to its id.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ std::string base_name(std::string path) {
 std::string bytes_text(const oj& p, const char* key) {
   auto it = p.find(key);
   if (it == p.end()) return "";
-  if (!it->is_number_unsigned()) return str(p, key);
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0) return str(p, key);
   const auto b = it->get<std::uint64_t>();
   const char* units[] = {"GiB", "MiB", "KiB"};
   const std::uint64_t sizes[] = {1ull << 30, 1ull << 20, 1ull << 10};
