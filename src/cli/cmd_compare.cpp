@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cudabench/suite.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/report.hpp"
@@ -22,37 +23,6 @@
 
 namespace cudabench::cli {
 namespace {
-
-// `*` and `?` glob, comma-separated alternatives, like `run --filter`.
-// TODO(merge): replace with suite.hpp's id_matches once the core branch is merged.
-bool compare_glob_one(const char* pat, const char* s) {
-  const char *star = nullptr, *resume = nullptr;
-  while (*s) {
-    if (*pat == '?' || *pat == *s) {
-      ++pat;
-      ++s;
-    } else if (*pat == '*') {
-      star = pat++;
-      resume = s;
-    } else if (star) {
-      pat = star + 1;
-      s = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (*pat == '*') ++pat;
-  return *pat == '\0';
-}
-
-bool compare_id_matches(const std::string& id, const std::string& patterns) {
-  if (patterns.empty()) return true;
-  std::stringstream ss(patterns);
-  std::string p;
-  while (std::getline(ss, p, ','))
-    if (!p.empty() && compare_glob_one(p.c_str(), id.c_str())) return true;
-  return false;
-}
 
 struct compare_args {
   std::vector<std::string> files;
@@ -78,7 +48,7 @@ int run_compare(const compare_args& a) {
   opt.alpha = a.alpha;
   opt.threshold_pct = a.threshold;
   opt.metrics = a.metrics;
-  if (!a.filter.empty()) opt.filter = [pattern = a.filter](const std::string& id) { return compare_id_matches(id, pattern); };
+  if (!a.filter.empty()) opt.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
   const comparison cmp = compare_results(files, a.files, opt);
 
   report_options ropt;

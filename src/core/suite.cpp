@@ -82,6 +82,9 @@ class duplicate_key_finder {
 ordered_json parse_json(const std::string& text, const std::string& source) {
   duplicate_key_finder finder;
   ordered_json root;
+  // nlohmann's wording for empty input differs between releases; say it plainly ourselves.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    fail(source, "", "empty file (expected a JSON object with \"name\" and \"workloads\")");
   try {
     root = ordered_json::parse(
         text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {

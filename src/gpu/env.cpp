@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include <cublasLt.h>
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>

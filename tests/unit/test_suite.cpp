@@ -253,9 +253,7 @@ TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(error_of("{\"name\": \"t\",\n \"workloads\": [\n {\"kind\" \"toy\"}]}"),
             "x.json: invalid JSON: parse error at line 3, column 14: syntax error while parsing object "
             "separator - unexpected string literal; expected ':'");
-  EXPECT_EQ(error_of(""),
-            "x.json: invalid JSON: parse error at line 1, column 1: syntax error while parsing value - "
-            "unexpected end of input; expected '[', '{', or a literal");
+  EXPECT_EQ(error_of(" \n"), R"(x.json: empty file (expected a JSON object with "name" and "workloads"))");
 }
 
 TEST(SuiteErrors, DuplicateJsonKeys) {
