@@ -60,13 +60,22 @@ run_quick() {
 
 run_ab() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 entries, same binary
   local alt
-  alt=$($python -c 'import nvidia.cudnn, os; print(os.path.join(os.path.dirname(nvidia.cudnn.__file__), "lib"))' 2>/dev/null) || alt=""
-  [[ -d $alt ]] || { echo "no second cuDNN found"; return 1; }
-  "$bin" --suite full --filter 'resnet50/*' -o "$results/resnet-cudnn-system.json" --quiet || return 1
-  LD_LIBRARY_PATH="$alt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin" --suite full --filter 'resnet50/*' \
+  # nvidia.cudnn is a namespace package (no __file__): ask for its search path instead.
+  alt=$($python -c 'import importlib.util as u, os; s = u.find_spec("nvidia.cudnn"); print(next((os.path.join(p, "lib") for p in (s.submodule_search_locations if s else []) if os.path.isdir(os.path.join(p, "lib"))), ""))' 2>/dev/null) || alt=""
+  [[ -d $alt ]] || alt=$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib 2>/dev/null | head -1)
+  [[ -d $alt ]] || { echo "no second cuDNN found (looked for PyTorch's nvidia/cudnn/lib)"; return 1; }
+  echo "second cuDNN: $alt"
+  local venv_path="$alt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" sys_v venv_v
+  # Label each run with the cuDNN it actually loads (what `env` reports from the loaded library).
+  sys_v=$("$bin" env --json | grep -m1 '"cudnn":' | cut -d'"' -f4)
+  venv_v=$(LD_LIBRARY_PATH="$venv_path" "$bin" env --json | grep -m1 '"cudnn":' | cut -d'"' -f4)
+  "$bin" --suite full --filter 'resnet50/*' --label "cuDNN $sys_v" -o "$results/resnet-cudnn-system.json" --quiet || return 1
+  LD_LIBRARY_PATH="$venv_path" "$bin" --suite full --filter 'resnet50/*' --label "cuDNN $venv_v" \
     -o "$results/resnet-cudnn-venv.json" --quiet || return 1
   "$bin" compare "$results/resnet-cudnn-system.json" "$results/resnet-cudnn-venv.json" --format markdown \
     | tee "$results/resnet-cudnn-ab.md"
+  # The A/B is only real if the two runs loaded different cuDNN builds.
+  [[ $(grep -h '"cudnn":' "$results/resnet-cudnn-system.json" "$results/resnet-cudnn-venv.json" | sort -u | wc -l) -eq 2 ]]
 }
 
 run_memlimit() {  # OOM is a result: budgets that fit everything (24 GiB) and that cut the largest batch

@@ -3,10 +3,14 @@
 //   |change| <  threshold                -> unchanged
 //   |change| >= threshold, p <  alpha    -> improved / regressed (by the sign of the change)
 //   |change| >= threshold, p >= alpha    -> inconclusive (too noisy to tell)
+// A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
+// single sample) has no sampling noise, so its change is significant by construction; the
+// U test could never reach alpha with one sample.
 // A zero baseline median has no percentage change: equal medians are unchanged, otherwise the
 // direction of the difference decides when significant and it is inconclusive when not.
 #include "cudabench/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -112,7 +116,11 @@ compare_change judge(const compare_cell& base, const compare_cell& cand, bool ba
   }
   const double p = mann_whitney_u(base.samples, cand.samples).p_value;
   ch.p_value = p;
-  const bool significant = p < opt.alpha;
+  auto constant = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
+  };
+  const bool exact = constant(base.samples) && constant(cand.samples);
+  const bool significant = exact || p < opt.alpha;
   const double sign = direction == better::lower ? -1.0 : 1.0;  // + = better
   if (base.median == 0) {
     if (cand.median == 0) {

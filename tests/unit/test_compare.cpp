@@ -305,3 +305,20 @@ TEST(Compare, DuplicateReadableNamesFallBackToIds) {
   EXPECT_EQ(c.rows[0].name, a.id + " · time_ms (ms)");
   EXPECT_EQ(c.rows[1].name, b.id + " · time_ms (ms)");
 }
+
+TEST(Compare, NoiseFreeMetricsNeedNoSignificanceTest) {
+  // Peak memory is deterministic: one sample against five equal ones. The U test cannot reach
+  // alpha here (p = 1/3), yet the 36.6% drop is exact, so it counts.
+  const auto mem = [](std::vector<double> s) {
+    return single_metric_workload("transformer_memory/batch=32", "transformer_memory", "peak_memory_mb", "MiB",
+                                  better::lower, std::move(s));
+  };
+  const auto& down = only_change(compare2(mem({586.4}), mem({371.6, 371.6, 371.6, 371.6, 371.6})));
+  EXPECT_GT(*down.p_value, 0.05);
+  EXPECT_NEAR(*down.change_pct, 36.63, 0.01);
+  EXPECT_EQ(down.outcome, verdict::improved);
+  EXPECT_EQ(only_change(compare2(mem({371.6}), mem({372.0}))).outcome, verdict::unchanged);
+  // One noisy side keeps the usual rule.
+  EXPECT_EQ(only_change(compare2(mem({586.4}), mem({371.6, 371.0, 372.0, 371.6, 371.6}))).outcome,
+            verdict::inconclusive);
+}
