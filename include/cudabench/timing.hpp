@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 
 namespace cudabench {
@@ -35,6 +36,18 @@ class cuda_event {
  private:
   cudaEvent_t e_ = nullptr;
 };
+
+// Elapsed ms of `fn` enqueued `reps` times back to back on `stream`, between two events. For
+// setup-time choices (algorithm or kernel variant tuning), not for the measurement itself.
+template <class F>
+float time_enqueued_ms(cudaStream_t stream, int reps, F&& fn) {
+  cuda_event start, stop;
+  start.record(stream);
+  for (int i = 0; i < reps; ++i) fn();
+  stop.record(stream);
+  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.get()));
+  return stop.since(start);
+}
 
 // Evicts L2 by writing a buffer twice its size (a memset is enough: writes allocate in L2).
 class l2_flusher {

@@ -15,6 +15,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/matmul/reference_gemm.cuh"
@@ -175,26 +176,6 @@ void fill_input(matmul_dtype d, void* p, std::size_t count, std::uint64_t seed, 
   }
 }
 
-// Elapsed ms of `fn` enqueued `reps` times on `stream`, between two events. Setup-time only.
-template <class F>
-float time_on_stream(cudaStream_t stream, int reps, F&& fn) {
-  struct events {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    ~events() {
-      if (start) cudaEventDestroy(start);
-      if (stop) cudaEventDestroy(stop);
-    }
-  } ev;
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&ev.start));
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&ev.stop));
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(ev.start, stream));
-  for (int i = 0; i < reps; ++i) fn();
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(ev.stop, stream));
-  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(ev.stop));
-  float ms = 0;
-  CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-  return ms;
-}
 
 constexpr int max_candidates = 16;  // heuristic candidates timed at setup
 constexpr int max_samples = 1024;
@@ -347,7 +328,7 @@ void matmul_workload::setup(run_context& ctx) {
                           plan_->c, c_.get(), plan_->c, &algo, lt_->workspace(), lt_->workspace_bytes(), ctx.stream);
   };
   CUDABENCH_CHECK_CUBLAS(launch(candidates[0]));
-  const float first_ms = time_on_stream(ctx.stream, 1, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
+  const float first_ms = time_enqueued_ms(ctx.stream, 1, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
   plan_->algo = candidates[0];
   plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
   // Skip tuning when there is nothing to choose from or one run is so long that tuning would
@@ -359,7 +340,7 @@ void matmul_workload::setup(run_context& ctx) {
       if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
       bool ok = true;
       const float ms =
-          time_on_stream(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
+          time_enqueued_ms(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
       if (ok) per_run[i] = ms / reps;
     }
     // Keep the heuristic's ranking unless a later candidate is clearly (> 1%) faster: ties are noise.

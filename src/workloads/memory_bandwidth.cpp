@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/memory/copy_vec16.cuh"
 
@@ -63,26 +64,6 @@ bool destination_on_host(memory_op op) { return op == memory_op::d2h_pinned || o
 bool uses_pinned(memory_op op) { return op == memory_op::h2d_pinned || op == memory_op::d2h_pinned; }
 bool uses_pageable(memory_op op) { return op == memory_op::h2d_pageable || op == memory_op::d2h_pageable; }
 
-// Elapsed ms of `fn` enqueued `reps` times on `stream`, between two events. Setup-time only.
-template <class F>
-float time_on_stream(cudaStream_t stream, int reps, F&& fn) {
-  struct events {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    ~events() {
-      if (start) cudaEventDestroy(start);
-      if (stop) cudaEventDestroy(stop);
-    }
-  } ev;
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&ev.start));
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&ev.stop));
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(ev.start, stream));
-  for (int i = 0; i < reps; ++i) fn();
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(ev.stop, stream));
-  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(ev.stop));
-  float ms = 0;
-  CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-  return ms;
-}
 
 void fill_host(std::byte* p, std::size_t bytes, const kernels::byte_pattern& pattern) {
   const std::size_t n_words = bytes / 8;
@@ -176,12 +157,12 @@ void memory_bandwidth_workload::setup(run_context& ctx) {
     auto kernel = [&] { kernels::copy_vec16(dst_dev_.get(), src_dev_.get(), bytes_, copy_blocks_, ctx.stream); };
     library();
     kernel();
-    const float once = time_on_stream(ctx.stream, 1, library);
+    const float once = time_enqueued_ms(ctx.stream, 1, library);
     const int reps = std::clamp(static_cast<int>(std::ceil(5.0 / std::max(once, 1e-3f))), 3, 200);
     float best_library = std::numeric_limits<float>::infinity(), best_kernel = best_library;
     for (int round = 0; round < 3; ++round) {  // interleaved, so clock drift hits both alike
-      best_library = std::min(best_library, time_on_stream(ctx.stream, reps, library) / reps);
-      best_kernel = std::min(best_kernel, time_on_stream(ctx.stream, reps, kernel) / reps);
+      best_library = std::min(best_library, time_enqueued_ms(ctx.stream, reps, library) / reps);
+      best_kernel = std::min(best_kernel, time_enqueued_ms(ctx.stream, reps, kernel) / reps);
     }
     use_copy_kernel_ = best_kernel < 0.99f * best_library;
     const double gb = 2.0 * static_cast<double>(bytes_) / 1e9;
