@@ -51,14 +51,33 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(gemv_args<T> a) {
   pdl_wait();  // x (and, for add_residual, y) come from earlier kernels
 
   if constexpr (Norm) {
+    // Packed reads (2 per thread for k = 4096): the prologue is one L2 round trip, not sixteen.
+    const L* xv = reinterpret_cast<const L*>(a.x);
+    const L* nv = reinterpret_cast<const L*>(a.norm_weight);
+    L* xsv = reinterpret_cast<L*>(xs);
     float ss = 0.0f;
-    for (int i = threadIdx.x; i < a.k; i += kThreads) {
-      const float v = to_float(a.x[i]);
-      ss = fmaf(v, v, ss);
+    for (int i = threadIdx.x; i < packs; i += kThreads) {
+      const L xp = xv[i];
+      T xe[kPerPack];
+      memcpy(xe, &xp, sizeof(L));
+#pragma unroll
+      for (int j = 0; j < kPerPack; ++j) {
+        const float v = to_float(xe[j]);
+        ss = fmaf(v, v, ss);
+      }
     }
     const float rstd = rsqrtf(block_sum(ss, scratch) / static_cast<float>(a.k) + a.eps);
-    for (int i = threadIdx.x; i < a.k; i += kThreads)
-      xs[i] = from_float<T>(to_float(a.norm_weight[i]) * round_to<T>(to_float(a.x[i]) * rstd));
+    for (int i = threadIdx.x; i < packs; i += kThreads) {
+      const L xp = xv[i], wp = nv[i];
+      T xe[kPerPack], we[kPerPack], oe[kPerPack];
+      memcpy(xe, &xp, sizeof(L));
+      memcpy(we, &wp, sizeof(L));
+#pragma unroll
+      for (int j = 0; j < kPerPack; ++j) oe[j] = from_float<T>(to_float(we[j]) * round_to<T>(to_float(xe[j]) * rstd));
+      L op;
+      memcpy(&op, oe, sizeof(L));
+      xsv[i] = op;
+    }
   } else {
     const L* xv = reinterpret_cast<const L*>(a.x);
     L* xsv = reinterpret_cast<L*>(xs);
@@ -134,9 +153,10 @@ void gemv(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t st
   assert(a.w && a.x && a.y && a.n > 0 && a.k > 0);
   assert(in != gemv_input::rmsnorm || a.norm_weight);
   // The widest pack that divides the row length (rows must start on a pack boundary) and that
-  // both pointers are aligned to.
+  // every vector read is aligned to.
   const auto fits = [&](std::size_t bytes) {
-    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned(a.w, bytes) && aligned(a.x, bytes);
+    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned(a.w, bytes) && aligned(a.x, bytes) &&
+           (in != gemv_input::rmsnorm || aligned(a.norm_weight, bytes));
   };
   if (fits(16)) launch_in<T, uint4>(a, in, out, stream);
   else if (fits(8)) launch_in<T, uint2>(a, in, out, stream);
