@@ -8,7 +8,8 @@
 //   decode(n, stream): n replays of one captured CUDA graph; each replay is one decode step:
 //                     embed tokens[pos], every layer through fused GEMVs and flash-decoding,
 //                     lm_head GEMV, argmax writes tokens[pos + 1] and advances pos. Nothing on the
-//                     host between steps.
+//                     host between steps. Captured with programmatic dependent launch when the
+//                     driver allows it (kernels/llm/launch.cuh), plain launches otherwise.
 //   generate(stream) = prefill + decode(max_length - prompt_tokens - 1): max_length tokens in all.
 //
 // Everything is allocated through device_buffer (counted by the harness, capped by --mem-limit).
