@@ -179,6 +179,35 @@ TEST(LlmDecode, Llama2_7bValidatesThroughItsShadowConfig) {
   EXPECT_NEAR(w->engine().weight_bytes() / 1e9, 13.47683, 1e-4);
 }
 
+// Not a benchmark (the suite is): prints the seed configuration's numbers with programmatic launch
+// on and off, so a test run already shows where decode stands against the ~3.1 ms/token floor.
+TEST(LlmDecode, Llama2_7bTimingPrintout) {
+  REQUIRE_GPU();
+  for (const char* pdl : {"1", "0"}) {
+    harness h;
+    ::setenv("CUDABENCH_LLM_PDL", pdl, 1);
+    auto w = make_workload(make_spec("llama-2-7b", "random", "fp16", 128, 256));
+    w->setup(h.ctx);
+    ::unsetenv("CUDABENCH_LLM_PDL");
+    w->run(h.stream);  // warm-up
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(h.stream));
+    for (int rep = 0; rep < 3; ++rep) {
+      w->run(h.stream);
+      CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(h.stream));
+      w->after_repetition(h.ctx);
+    }
+    measurement m;
+    m.per_run_ms = {1.0};
+    const metric_list ms = w->metrics(m);
+    std::printf("llama-2-7b fp16 128->256, programmatic launch %s: decode %.1f tokens/s, tpot %.3f ms, ttft %.3f ms, "
+                "%.0f GB/s\n",
+                w->engine().programmatic_launch() ? "on" : "off", ms[0].second.median, ms[1].second.median,
+                ms[2].second.median, ms[4].second.median);
+    const auto tokens = w->engine().read_tokens(h.stream);
+    for (int t : tokens) ASSERT_TRUE(t >= 0 && t < 32000);
+  }
+}
+
 TEST(LlmDecode, ParameterErrors) {
   EXPECT_THROW(make_workload(make_spec("llama-tiny", "random", "fp16", 128, 129)), input_error);
   REQUIRE_GPU();
