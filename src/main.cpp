@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
   // Default subcommand: insert "run" unless the first argument names a subcommand or asks for
   // top-level help/version.
   std::vector<std::string> args(cli::g_argv.begin() + 1, cli::g_argv.end());
+  if (args.empty()) {
+    fmt::print("{}", app.help());
+    return 0;
+  }
   const bool top_level_flag = !args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "--version");
   bool names_subcommand = false;
   if (!args.empty())

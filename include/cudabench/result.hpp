@@ -72,6 +72,9 @@ nlohmann::ordered_json to_json(const result_file& r);
 // Strict: wrong types, missing required fields, another major schema version -> input_error
 // naming `source` and the JSON path.
 result_file result_from_json(const nlohmann::json& j, const std::string& source);
+// Same, keeping the file's key order (metric order matters: the first metric is the headline).
+// read_result_file parses with this overload.
+result_file result_from_json(const nlohmann::ordered_json& j, const std::string& source);
 result_file read_result_file(const std::string& path);  // input_error if missing/malformed
 // Writes to `path.tmp` then renames, so readers never see a half-written file.
 void write_result_file(const result_file& r, const std::string& path);

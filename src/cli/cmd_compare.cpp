@@ -1,9 +1,95 @@
-// Placeholder until implemented.
+// `cudabench compare BASE.json CAND.json [MORE.json ...]`: read result files, compare them
+// (core/compare), print one report. Exit 0, or 1 on a regression with --fail-on-regression;
+// bad input throws input_error (exit 2, reported in main()).
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
+#include "cudabench/suite.hpp"
+#include "cudabench/compare.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/report.hpp"
+#include "cudabench/result.hpp"
 
 namespace cudabench::cli {
-void add_compare(CLI::App& app, int& exit_code) {
-  (void)exit_code;
-  app.add_subcommand("compare", "(not implemented yet)");
+namespace {
+
+struct compare_args {
+  std::vector<std::string> files;
+  std::string format = "table";
+  std::vector<std::string> metrics;
+  std::string filter;
+  double alpha = 0.05;
+  double threshold = 2.0;
+  bool fail_on_regression = false;
+  std::string output;
+};
+
+int run_compare(const compare_args& a) {
+  if (a.files.size() < 2)
+    throw input_error(fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
+  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+
+  std::vector<result_file> files;
+  for (const auto& f : a.files) files.push_back(read_result_file(f));
+
+  compare_options opt;
+  opt.alpha = a.alpha;
+  opt.threshold_pct = a.threshold;
+  opt.metrics = a.metrics;
+  if (!a.filter.empty()) opt.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
+  const comparison cmp = compare_results(files, a.files, opt);
+
+  report_options ropt;
+  const char* no_color = std::getenv("NO_COLOR");
+  ropt.color = a.output.empty() && isatty(fileno(stdout)) && !(no_color && *no_color);
+  const auto rep = make_reporter(a.format, ropt);
+  if (a.output.empty()) {
+    rep->report(cmp, std::cout);
+    std::cout.flush();
+  } else {
+    std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
+    if (!out) throw input_error(fmt::format("{}: cannot write the report", a.output));
+    rep->report(cmp, out);
+    if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
+  }
+  return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
 }
+
+}  // namespace
+
+void add_compare(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<compare_args>();
+  auto* cmd = app.add_subcommand("compare", "Compare result files: the first is the baseline");
+  cmd->add_option("files", args->files, "Result JSON files: BASE.json CAND.json [MORE.json ...]")->required();
+  cmd->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--metric", args->metrics, "Metrics to compare, comma-separated (default: each workload's headline metric)")
+      ->delimiter(',');
+  cmd->add_option("--filter", args->filter, "Only workload ids matching this glob (* and ?, comma = or)");
+  cmd->add_option("--alpha", args->alpha, "Significance level of the two-sided Mann-Whitney U test")->capture_default_str();
+  cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged`")->capture_default_str();
+  cmd->add_flag("--fail-on-regression", args->fail_on_regression,
+                "Exit 1 when a metric regressed or a workload ok in the baseline fails in a candidate");
+  cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  cmd->footer(
+      "Verdicts: improved / regressed (p < alpha and |change| >= threshold), unchanged (|change| < threshold),\n"
+      "inconclusive (|change| >= threshold but not significant), only_in_baseline, only_in_candidate, failed.\n"
+      "Change is in %, positive = better. Exit codes: 0 no regression, 1 regression with --fail-on-regression,\n"
+      "2 bad input.");
+  cmd->callback([args, &exit_code] { exit_code = run_compare(*args); });
+}
+
 }  // namespace cudabench::cli

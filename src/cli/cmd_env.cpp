@@ -1,9 +1,40 @@
-// Placeholder until implemented.
+// `cudabench env`: the build and the environment a run would record, as text or JSON.
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
+#include "cudabench/env.hpp"
 
 namespace cudabench::cli {
-void add_env(CLI::App& app, int& exit_code) {
-  (void)exit_code;
-  app.add_subcommand("env", "(not implemented yet)");
+namespace {
+void print_object(const nlohmann::ordered_json& j, const std::string& indent) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it->is_object()) {
+      fmt::print("{}{}:\n", indent, it.key());
+      print_object(*it, indent + "  ");
+    } else {
+      fmt::print("{}{:<22} {}\n", indent, it.key() + ":", it->is_string() ? it->get<std::string>() : it->dump());
+    }
+  }
 }
+}  // namespace
+
+void add_env(CLI::App& app, int& exit_code) {
+  auto device = std::make_shared<int>(0);
+  auto json = std::make_shared<bool>(false);
+  CLI::App* env = app.add_subcommand("env", "Print driver, toolkit, libraries, GPU and clocks");
+  env->add_option("--device", *device, "CUDA device index")->capture_default_str();
+  env->add_flag("--json", *json, "Print JSON ({\"build\": ..., \"environment\": ...})");
+  env->callback([device, json, &exit_code] {
+    nlohmann::ordered_json out;
+    out["build"] = build_info();
+    out["environment"] = probe_environment(*device);  // throws runtime_failure (exit 3) without a GPU
+    if (*json) {
+      fmt::print("{}\n", out.dump(2));
+    } else {
+      print_object(out, "");
+    }
+    exit_code = 0;
+  });
+}
+
 }  // namespace cudabench::cli

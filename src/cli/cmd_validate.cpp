@@ -1,9 +1,40 @@
-// Placeholder until implemented.
+// `cudabench validate FILE...`: check suites strictly without running anything (no GPU needed).
+// Every file is checked; each invalid one gets its first error on stderr, and the exit code is 2
+// if any failed.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
 #include "cli/commands.hpp"
+#include "cli/suite_loading.hpp"
+#include "cudabench/errors.hpp"
 
 namespace cudabench::cli {
+
 void add_validate(CLI::App& app, int& exit_code) {
-  (void)exit_code;
-  app.add_subcommand("validate", "(not implemented yet)");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto* sub = app.add_subcommand("validate", "Check suite files strictly (no GPU needed); exit 2 if any is invalid");
+  sub->add_option("files", *files, "Suite files (or names of shipped suites)")->required();
+  sub->callback([files, &exit_code] {
+    std::size_t failed = 0;
+    for (const auto& f : *files) {
+      try {
+        const suite s = load_cli_suite(f);
+        fmt::print("{}: ok ({} workload{})\n", f, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+      } catch (const input_error& e) {
+        std::fflush(stdout);
+        fmt::print(stderr, "cudabench: error: {}\n", e.what());
+        ++failed;
+      }
+    }
+    std::fflush(stdout);
+    if (failed > 0 && files->size() > 1)
+      fmt::print(stderr, "cudabench: {} of {} suite files are invalid\n", failed, files->size());
+    exit_code = failed ? 2 : 0;
+  });
 }
+
 }  // namespace cudabench::cli

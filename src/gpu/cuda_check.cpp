@@ -1,6 +1,6 @@
 #include "cudabench/cuda_check.hpp"
 
-#include <cublas_api.h>
+#include <cublas_v2.h>
 #include <fmt/format.h>
 #ifdef CUDABENCH_HAVE_CUDNN
 #include <cudnn.h>

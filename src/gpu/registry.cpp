@@ -3,13 +3,22 @@
 #include "cudabench/registry.hpp"
 
 #include "workloads/llm_decode.hpp"
+#include "workloads/matmul.hpp"
+#include "workloads/memory_bandwidth.hpp"
+#include "workloads/resnet50.hpp"
+#include "workloads/train_step.hpp"
+#include "workloads/transformer_memory.hpp"
 
 namespace cudabench {
 
 const std::vector<kind_entry>& registry() {
   static const std::vector<kind_entry> kinds = {
-      // {matmul_schema(), make_matmul},
+      {matmul_schema(), make_matmul},
+      {memory_bandwidth_schema(), make_memory_bandwidth},
       {llm_decode_schema(), make_llm_decode},
+      {resnet50_schema(), make_resnet50},
+      {transformer_memory_schema(), make_transformer_memory},
+      {train_step_schema(), make_train_step},
   };
   return kinds;
 }

@@ -1,0 +1,89 @@
+// Compare 2..N result files: match workloads by id (the first file is the baseline), and for each
+// chosen metric give the medians, the change in % (positive = better), a two-sided Mann–Whitney U
+// p-value and a verdict. Also the environment differences between the files. Host-only; the
+// output formats live in report.hpp.
+#pragma once
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudabench/result.hpp"
+
+namespace cudabench {
+
+enum class verdict { improved, regressed, unchanged, inconclusive, only_in_baseline, only_in_candidate, failed };
+inline constexpr std::size_t verdict_count = 7;
+const char* to_string(verdict v);
+
+struct compare_options {
+  double alpha = 0.05;         // significance level of the U test (p < alpha is significant)
+  double threshold_pct = 2.0;  // |change| below this is `unchanged`
+  std::vector<std::string> metrics;                   // empty: each workload's headline (first) metric
+  std::function<bool(const std::string& id)> filter;  // empty: every workload
+};
+
+// One file's side of a row.
+struct compare_cell {
+  bool present = false;        // the workload (and, if ok, the metric) is in this file
+  status state = status::ok;   // of the workload
+  std::string message;         // the workload's message when not ok
+  double median = 0;           // valid when present && state == ok
+  std::vector<double> samples;
+  bool throttled = false;      // clocks.throttled or any throttle reason in this file's run
+};
+
+// One candidate against the baseline.
+struct compare_change {
+  verdict outcome = verdict::unchanged;
+  std::optional<double> change_pct;  // positive = better; none when not computable (zero baseline, absent, failed)
+  std::optional<double> p_value;     // none when not both sides have samples
+  std::string note;                  // why: "candidate: oom: ...", "baseline median is 0", ...
+};
+
+struct compare_row {
+  std::string id, kind, metric, unit;
+  better direction = better::lower;
+  std::string name;                     // readable: "matmul fp16 4096³ (ms)"
+  std::vector<compare_cell> cells;      // one per file, baseline first
+  std::vector<compare_change> changes;  // one per candidate (files 1..N-1)
+  bool throttled() const;
+};
+
+// One environment field whose value differs between the files.
+struct env_difference {
+  std::string field;                // "device", "driver_version", "cuda_toolkit", ...
+  std::vector<std::string> values;  // one per file; "-" when the file does not say
+};
+
+struct comparison {
+  std::vector<std::string> labels;   // environment.label per file, duplicates made unique (" (2)")
+  std::vector<std::string> sources;  // file names as given
+  double alpha = 0.05, threshold_pct = 2.0;
+  std::vector<env_difference> env_differences;
+  std::optional<std::string> gpu_warning;  // set when the files ran on different GPU models
+  std::vector<compare_row> rows;
+
+  std::size_t candidates() const { return labels.empty() ? 0 : labels.size() - 1; }
+  // counts[verdict] for candidate c (0-based among candidates)
+  std::array<int, verdict_count> counts(std::size_t candidate) const;
+  // A `regressed` row, or a workload ok in the baseline that is not ok in a candidate.
+  bool any_regression() const;
+};
+
+// `sources` names the files in messages (same length as `files`). Throws input_error when there
+// are fewer than two files, a metric sample is empty or not finite, or no workload is in the
+// baseline and any candidate (after the filter).
+comparison compare_results(const std::vector<result_file>& files, const std::vector<std::string>& sources,
+                           const compare_options& options);
+
+// The readable row name: "matmul fp16 4096³ (ms)", "matmul fp16 8192×4096×1024 (TFLOP/s)",
+// "llm_decode llama-2-7b fp16 128→256 · ttft_ms (ms)". The metric name is shown when the unit
+// alone is ambiguous within the workload (`units_of_workload` lists the units of all its
+// metrics); kinds it does not know get "<id> · <metric> (<unit>)".
+std::string readable_name(const std::string& id, const std::string& kind, const nlohmann::ordered_json& params,
+                          const std::string& metric, const std::string& unit,
+                          const std::vector<std::string>& units_of_workload);
+
+}  // namespace cudabench

@@ -1,0 +1,34 @@
+// The harness: runs a suite's workloads one at a time through their phases
+// (setup -> verify -> warm-up -> timed repetitions -> metrics -> teardown), records clocks,
+// memory and a status for each, and rewrites the result file atomically after every workload,
+// so a crash or Ctrl-C loses at most the workload in flight.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudabench/result.hpp"
+#include "cudabench/suite.hpp"
+
+namespace cudabench {
+
+struct runner_options {
+  run_settings settings;         // suite defaults with command-line overrides applied
+  int device = 0;
+  std::string label;             // environment.label override
+  std::string output_path;       // "" = don't write a file
+  std::uint64_t mem_limit = 0;   // bytes; 0 = none
+  bool cold = false;             // flush L2 before every timed run
+  bool quiet = false;            // no progress lines
+  std::vector<std::string> argv; // recorded in tool.argv
+};
+
+// `stop` is polled between phases; when set (Ctrl-C) the workload in flight is abandoned and
+// recorded as skipped, and the rest are not run.
+result_file run_suite(const suite& s, const runner_options& opts, const std::atomic<bool>& stop);
+
+// Measures one workload (all phases). Never throws for workload failures: they become a status.
+workload_result run_workload(const workload_spec& spec, const runner_options& opts, const std::atomic<bool>& stop);
+
+}  // namespace cudabench

@@ -1,0 +1,16 @@
+// Element-wise fp32 -> fp16 / bf16 conversion (round to nearest even), e.g. master weights to the
+// compute copies at setup, or an fp32 checkpoint to an fp16 model. Memory-bound: 4 bytes read and
+// 2 written per element.
+#pragma once
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+namespace cudabench::kernels {
+
+enum class half_kind { fp16, bf16 };
+
+// dst: __half* (fp16) or __nv_bfloat16* (bf16), `n` elements.
+void cast_from_float(void* dst, const float* src, std::size_t n, half_kind kind, cudaStream_t stream);
+
+}  // namespace cudabench::kernels

@@ -1,0 +1,63 @@
+"""PyTorch reference for transformer_memory: torch.nn.Transformer (default shape: d_model 512,
+8 heads, 6+6 layers, feed-forward 2048, batch_first, dropout 0, eval, no masks) under
+torch.inference_mode, fp32 with TF32 off (PyTorch's default for matmul) or fp16.
+
+peak_memory_mb is torch.cuda.max_memory_allocated() over model creation and the timed forwards,
+relative to what was allocated before, *including the weights and the src/tgt inputs* -- cudabench
+counts its weights and inputs too. (Allocator caching is not counted: allocated, not reserved.)
+tokens_per_s = batch * seq_len / time (source tokens), as in cudabench.
+"""
+import torch
+
+from .common import rate_metric, time_metric, time_per_run_ms
+
+
+def _model(params, dtype):
+    m = torch.nn.Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                             dim_feedforward=2048, dropout=0.0, batch_first=True)
+    weights = params.get("weights", "random")
+    if weights != "random":
+        from safetensors.torch import load_file
+        m.load_state_dict(load_file(weights))
+    return m.to(device="cuda", dtype=dtype).eval()
+
+
+def run(params, settings):
+    batch = int(params["batch"])
+    seq = int(params.get("seq_len", 512))
+    dtype = torch.float16 if params.get("dtype", "fp32") == "fp16" else torch.float32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.cuda.empty_cache()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    model = src = tgt = None
+    try:
+        model = _model(params, dtype)
+        gen = torch.Generator(device="cuda").manual_seed(0x5eed)
+        src = torch.rand(batch, seq, 512, device="cuda", dtype=dtype, generator=gen) * 2 - 1
+        tgt = torch.rand(batch, seq, 512, device="cuda", dtype=dtype, generator=gen) * 2 - 1
+        with torch.inference_mode():
+            out = model(src, tgt)
+            finite = bool(torch.isfinite(out).all())
+            del out
+            samples = time_per_run_ms(lambda: model(src, tgt), settings)
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated() - base
+    except torch.cuda.OutOfMemoryError as e:
+        return {"status": "oom", "message": str(e).splitlines()[0], "metrics": {}}
+    finally:
+        del model, src, tgt
+        torch.cuda.empty_cache()
+    if not finite:
+        return {"status": "failed_validation", "message": "non-finite output", "metrics": {}}
+    return {
+        "status": "ok",
+        "message": "torch.nn.Transformer eval, inference_mode, TF32 off; peak includes weights and inputs",
+        "metrics": {
+            "peak_memory_mb": {"unit": "MiB", "better": "lower", "samples": [peak / 1048576.0]},
+            "time_ms": time_metric(samples),
+            "tokens_per_s": rate_metric("tokens/s", batch * seq, 1.0, samples),
+        },
+        "peak_memory_bytes": int(peak),
+    }

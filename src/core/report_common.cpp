@@ -1,0 +1,121 @@
+// See report_common.hpp.
+#include "report_common.hpp"
+
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cudabench/errors.hpp"
+#include "cudabench/report.hpp"
+
+namespace cudabench {
+namespace report_detail {
+
+std::string format_value(double v) {
+  if (v == 0) return "0";
+  const double a = std::abs(v);
+  if (a >= 1e-3 && a < 1e15) {
+    const int magnitude = static_cast<int>(std::floor(std::log10(a)));
+    const int decimals = magnitude >= 3 ? 0 : 3 - magnitude;
+    return fmt::format("{:.{}f}", v, decimals);
+  }
+  return fmt::format("{:.3e}", v);
+}
+
+std::string format_change(std::optional<double> pct) {
+  if (!pct) return "n/a";
+  if (std::abs(*pct) < 0.05) return "0.0%";
+  return fmt::format("{:+.1f}%", *pct);
+}
+
+std::string change_text(const compare_change& ch) {
+  switch (ch.outcome) {
+    case verdict::failed:
+    case verdict::only_in_baseline:
+    case verdict::only_in_candidate: return "-";
+    default: return format_change(ch.change_pct);
+  }
+}
+
+std::string format_p(std::optional<double> p) {
+  if (!p) return "-";
+  if (*p < 0.0001) return "<0.0001";
+  return fmt::format("{:.4f}", *p);
+}
+
+std::string verdict_text(verdict v) {
+  switch (v) {
+    case verdict::only_in_baseline: return "only in baseline";
+    case verdict::only_in_candidate: return "only in candidate";
+    default: return to_string(v);
+  }
+}
+
+std::string cell_text(const compare_cell& c) {
+  if (!c.present) return "-";
+  if (c.state != status::ok) {
+    std::string s = to_string(c.state);
+    for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return s;
+  }
+  return format_value(c.median) + (c.throttled ? "*" : "");
+}
+
+std::string summary_line(const comparison& c, std::size_t candidate) {
+  const auto n = c.counts(candidate);
+  auto at = [&](verdict v) { return n[static_cast<std::size_t>(v)]; };
+  std::string s = fmt::format("{} vs {}: {} improved, {} regressed, {} unchanged, {} inconclusive", c.labels[candidate + 1],
+                              c.labels[0], at(verdict::improved), at(verdict::regressed), at(verdict::unchanged),
+                              at(verdict::inconclusive));
+  if (at(verdict::failed)) s += fmt::format(", {} failed", at(verdict::failed));
+  if (at(verdict::only_in_baseline)) s += fmt::format(", {} only in baseline", at(verdict::only_in_baseline));
+  if (at(verdict::only_in_candidate)) s += fmt::format(", {} only in candidate", at(verdict::only_in_candidate));
+  return s;
+}
+
+std::string settings_text(const comparison& c) {
+  return fmt::format("two-sided Mann-Whitney U, alpha {:g}, threshold {:g}%", c.alpha, c.threshold_pct);
+}
+
+bool any_throttled(const comparison& c) {
+  for (const auto& r : c.rows)
+    if (r.throttled()) return true;
+  return false;
+}
+
+std::vector<std::string> failure_notes(const comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.rows)
+    for (std::size_t k = 0; k < r.changes.size(); ++k)
+      if (r.changes[k].outcome == verdict::failed) {
+        const std::string who = c.candidates() > 1 ? fmt::format(" [{}]", c.labels[k + 1]) : "";
+        out.push_back(fmt::format("{}{}: {}", r.name, who, r.changes[k].note));
+      }
+  return out;
+}
+
+std::size_t display_width(const std::string& s) {
+  std::size_t w = 0;
+  for (unsigned char ch : s) w += (ch & 0xC0) != 0x80;
+  return w;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right_align) {
+  const std::size_t w = display_width(s);
+  if (w >= width) return s;
+  const std::string fill(width - w, ' ');
+  return right_align ? fill + s : s + fill;
+}
+
+}  // namespace report_detail
+
+std::unique_ptr<reporter> make_reporter(const std::string& format, const report_options& options) {
+  if (format == "table") return std::make_unique<table_reporter>(options);
+  if (format == "markdown") return std::make_unique<markdown_reporter>();
+  if (format == "csv") return std::make_unique<csv_reporter>();
+  if (format == "json") return std::make_unique<json_reporter>();
+  throw input_error(fmt::format("unknown format \"{}\" (expected table, markdown, csv, json)", format));
+}
+
+}  // namespace cudabench

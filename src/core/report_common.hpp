@@ -1,0 +1,34 @@
+// Private helpers shared by the report_*.cpp reporters: number, change and verdict text, the
+// summary line, and display-width padding for UTF-8 names ("4096³", "8192×4096").
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudabench/compare.hpp"
+
+namespace cudabench::report_detail {
+
+std::string format_value(double v);                    // 4 significant digits, no exponent for 1e-3..1e15
+std::string format_change(std::optional<double> pct);  // "+4.8%", "-6.1%", "n/a"
+// The change column: format_change, or "-" for a row that has no change (failed, only in one).
+std::string change_text(const compare_change& ch);
+std::string format_p(std::optional<double> p);         // "0.0079", "<0.0001", "-"
+std::string verdict_text(verdict v);                   // "improved", "only in baseline", ...
+// A file's cell: the median ("0.2100", "*" appended when throttled), the status in capitals when
+// the workload failed ("OOM"), "-" when absent.
+std::string cell_text(const compare_cell& c);
+// "CUDA 12.4 vs CUDA 12.1: 3 improved, 1 regressed, 10 unchanged, 2 inconclusive"
+std::string summary_line(const comparison& c, std::size_t candidate);
+// "alpha 0.05, threshold 2%"
+std::string settings_text(const comparison& c);
+bool any_throttled(const comparison& c);
+inline constexpr const char* throttle_footnote =
+    "* clocks throttled during that run's repetitions (clocks.throttled or NVML throttle reasons)";
+// Lines "<row name>: <note>" for failed rows, one per candidate with a failure.
+std::vector<std::string> failure_notes(const comparison& c);
+
+std::size_t display_width(const std::string& utf8);  // code points (our names have no wide glyphs)
+std::string pad(const std::string& s, std::size_t width, bool right_align);
+
+}  // namespace cudabench::report_detail

@@ -1,0 +1,84 @@
+// JSON: the whole comparison for scripts and dashboards. Documented by
+// configs/schema/compare.schema.json (compare_schema_version "1.0").
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "cudabench/report.hpp"
+#include "report_common.hpp"
+
+namespace cudabench {
+
+void json_reporter::report(const comparison& c, std::ostream& out) const {
+  using oj = nlohmann::ordered_json;
+  oj j;
+  j["compare_schema_version"] = "1.0";
+  j["alpha"] = c.alpha;
+  j["threshold_pct"] = c.threshold_pct;
+  j["test"] = "two-sided Mann-Whitney U";
+  oj files = oj::array();
+  for (std::size_t i = 0; i < c.labels.size(); ++i)
+    files.push_back({{"label", c.labels[i]}, {"source", c.sources[i]}, {"role", i == 0 ? "baseline" : "candidate"}});
+  j["files"] = std::move(files);
+  j["gpu_warning"] = c.gpu_warning ? oj(*c.gpu_warning) : oj(nullptr);
+  oj env = oj::array();
+  for (const auto& d : c.env_differences) env.push_back({{"field", d.field}, {"values", d.values}});
+  j["environment_differences"] = std::move(env);
+
+  oj rows = oj::array();
+  for (const auto& r : c.rows) {
+    oj row;
+    row["id"] = r.id;
+    row["kind"] = r.kind;
+    row["metric"] = r.metric;
+    row["unit"] = r.unit;
+    row["better"] = r.direction == better::lower ? "lower" : "higher";
+    row["name"] = r.name;
+    oj values = oj::array();
+    for (const auto& cell : r.cells) {
+      if (!cell.present) {
+        values.push_back(nullptr);
+        continue;
+      }
+      oj v{{"status", to_string(cell.state)}};
+      if (cell.state == status::ok) {
+        v["median"] = cell.median;
+        v["samples"] = cell.samples;
+      } else {
+        v["message"] = cell.message;
+      }
+      v["throttled"] = cell.throttled;
+      values.push_back(std::move(v));
+    }
+    row["values"] = std::move(values);
+    oj changes = oj::array();
+    for (std::size_t k = 0; k < r.changes.size(); ++k) {
+      const auto& ch = r.changes[k];
+      if (!r.cells[0].present && !r.cells[k + 1].present) {
+        changes.push_back(nullptr);
+        continue;
+      }
+      changes.push_back({{"candidate", c.labels[k + 1]},
+                         {"verdict", to_string(ch.outcome)},
+                         {"change_pct", ch.change_pct ? oj(*ch.change_pct) : oj(nullptr)},
+                         {"p_value", ch.p_value ? oj(*ch.p_value) : oj(nullptr)},
+                         {"note", ch.note}});
+    }
+    row["changes"] = std::move(changes);
+    rows.push_back(std::move(row));
+  }
+  j["rows"] = std::move(rows);
+
+  oj summary = oj::array();
+  for (std::size_t k = 0; k < c.candidates(); ++k) {
+    const auto n = c.counts(k);
+    oj s{{"candidate", c.labels[k + 1]}};
+    for (std::size_t v = 0; v < verdict_count; ++v) s[to_string(static_cast<verdict>(v))] = n[v];
+    summary.push_back(std::move(s));
+  }
+  j["summary"] = std::move(summary);
+  j["regression"] = c.any_regression();
+  out << j.dump(2) << '\n';
+}
+
+}  // namespace cudabench

@@ -1,0 +1,82 @@
+// Markdown, the seed's table style, usable as a PR comment or in README:
+//   | workload | CUDA 12.1 | CUDA 12.4 | change |
+// With 3+ files, one value column per file and one change column per candidate. Regressions are
+// bold; failed cells show the status in capitals ("OOM").
+#include <fmt/format.h>
+
+#include "cudabench/report.hpp"
+#include "report_common.hpp"
+
+namespace cudabench {
+namespace {
+
+using namespace report_detail;
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|' || ch == '*') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+std::string change_cell(const compare_change& ch) {
+  switch (ch.outcome) {
+    case verdict::improved: return format_change(ch.change_pct) + " improved";
+    case verdict::regressed: return "**" + format_change(ch.change_pct) + " regressed**";
+    case verdict::unchanged: return format_change(ch.change_pct) + " unchanged";
+    case verdict::inconclusive: return format_change(ch.change_pct) + " inconclusive";
+    default: return verdict_text(ch.outcome);
+  }
+}
+
+}  // namespace
+
+void markdown_reporter::report(const comparison& c, std::ostream& out) const {
+  const std::size_t nc = c.candidates();
+  if (c.gpu_warning) out << "**WARNING: " << escape(*c.gpu_warning) << "**\n\n";
+  if (!c.env_differences.empty()) {
+    std::string head = "| environment |", rule = "| --- |";
+    for (const auto& l : c.labels) {
+      head += " " + escape(l) + " |";
+      rule += " --- |";
+    }
+    out << head << '\n' << rule << '\n';
+    for (const auto& d : c.env_differences) {
+      std::string line = "| " + d.field + " |";
+      for (const auto& v : d.values) line += " " + escape(v) + " |";
+      out << line << '\n';
+    }
+    out << '\n';
+  }
+
+  std::string head = "| workload |", rule = "| --- |";
+  for (const auto& l : c.labels) {
+    head += " " + escape(l) + " |";
+    rule += " ---: |";
+  }
+  for (std::size_t k = 0; k < nc; ++k) {
+    head += nc > 1 ? " change " + escape(c.labels[k + 1]) + " |" : " change |";
+    rule += " ---: |";
+  }
+  out << head << '\n' << rule << '\n';
+  for (const auto& r : c.rows) {
+    std::string line = "| " + escape(r.name) + " |";
+    for (const auto& cell : r.cells) line += " " + escape(cell_text(cell)) + " |";
+    for (std::size_t k = 0; k < nc; ++k) {
+      const bool applicable = r.cells[0].present || r.cells[k + 1].present;
+      line += " " + (applicable ? change_cell(r.changes[k]) : std::string("-")) + " |";  // bold kept: not escaped
+    }
+    out << line << '\n';
+  }
+  out << '\n';
+  if (any_throttled(c)) out << '\\' << throttle_footnote << "\n\n";
+  const auto notes = failure_notes(c);
+  for (const auto& n : notes) out << "- failed: " << escape(n) << '\n';
+  if (!notes.empty()) out << '\n';
+  for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
+  out << "<sub>" << settings_text(c) << "; change: positive = better</sub>\n";
+}
+
+}  // namespace cudabench

@@ -1,0 +1,418 @@
+// Suite files (suite.hpp): strict parsing, sweep expansion and ids.
+//
+// Order of checks: JSON syntax and duplicate keys, then top-level keys, then each workload entry
+// in file order (its kind, its keys in file order, then every parameter in schema order), then
+// duplicate ids. The first problem found is thrown; nothing is returned partially.
+#include "cudabench/suite.hpp"
+
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include "cudabench/errors.hpp"
+#include "sha256.hpp"
+#include "suite_values.hpp"
+
+namespace cudabench {
+
+using nlohmann::ordered_json;
+using detail::describe;
+using detail::fail;
+
+namespace {
+
+// ---- JSON text -> DOM, rejecting duplicate keys (nlohmann would silently keep one) ------------
+
+// Tracks where the parser is, so a duplicate key can be reported with its JSON path.
+class duplicate_key_finder {
+ public:
+  bool on_event(nlohmann::json::parse_event_t event, const ordered_json& parsed) {
+    using ev = nlohmann::json::parse_event_t;
+    switch (event) {
+      case ev::object_start: frames_.push_back({false, 0, {}, {}}); break;
+      case ev::array_start: frames_.push_back({true, 0, {}, {}}); break;
+      case ev::key: {
+        auto& top = frames_.back();
+        top.key = parsed.get<std::string>();
+        if (!top.keys.insert(top.key).second && error_.empty())
+          error_ = fmt::format("{}duplicate key \"{}\"", path_prefix(), top.key);
+        break;
+      }
+      case ev::object_end:
+      case ev::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case ev::value: element_done(); break;
+    }
+    return true;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  struct frame {
+    bool is_array;
+    std::size_t index;  // arrays: index of the element being parsed
+    std::set<std::string> keys;
+    std::string key;    // objects: the key being parsed
+  };
+  void element_done() {
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+  }
+  // "workloads[0]: " for the innermost object, "" at the top level.
+  std::string path_prefix() const {
+    std::string path;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const auto& f = frames_[i];
+      if (f.is_array) path += fmt::format("[{}]", f.index);
+      else path += (path.empty() ? "" : ".") + f.key;
+    }
+    return path.empty() ? "" : path + ": ";
+  }
+  std::vector<frame> frames_;
+  std::string error_;
+};
+
+ordered_json parse_json(const std::string& text, const std::string& source) {
+  duplicate_key_finder finder;
+  ordered_json root;
+  // nlohmann's wording for empty input differs between releases; say it plainly ourselves.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    fail(source, "", "empty file (expected a JSON object with \"name\" and \"workloads\")");
+  try {
+    root = ordered_json::parse(
+        text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {
+          return finder.on_event(e, parsed);
+        });
+  } catch (const nlohmann::json::parse_error& e) {
+    // what(): "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
+      what = what.substr(pos + 2);
+    fail(source, "", "invalid JSON: " + what);
+  }
+  if (!finder.error().empty()) fail(source, "", finder.error());
+  return root;
+}
+
+// ---- small helpers --------------------------------------------------------------------------
+
+template <class Range>
+std::string join_keys(const Range& r) {
+  return fmt::format("{}", fmt::join(r, ", "));
+}
+
+std::string known_kinds(const kind_catalog& kinds) {
+  std::vector<std::string> names;
+  for (const auto& k : kinds) names.push_back(k.kind);
+  return names.empty() ? "none" : join_keys(names);
+}
+
+const kind_schema* find_schema(const kind_catalog& kinds, const std::string& kind) {
+  for (const auto& k : kinds)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+// ---- top level --------------------------------------------------------------------------------
+
+void check_unknown_keys(const ordered_json& obj, const std::vector<std::string>& allowed,
+                        const std::string& source, const std::string& path) {
+  for (const auto& item : obj.items()) {
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == item.key();
+    if (!ok)
+      fail(source, path, fmt::format("unknown key \"{}\" (expected {})", item.key(), join_keys(allowed)));
+  }
+}
+
+std::string get_string(const ordered_json& obj, const char* key, bool required,
+                       const std::string& source) {
+  if (!obj.contains(key)) {
+    if (required) fail(source, "", fmt::format("missing required key \"{}\" (expected a string)", key));
+    return {};
+  }
+  const auto& v = obj[key];
+  if (!v.is_string()) fail(source, key, "expected a string, got " + describe(v));
+  auto s = v.get<std::string>();
+  if (required && s.empty()) fail(source, key, "expected a non-empty string");
+  return s;
+}
+
+run_settings parse_defaults(const ordered_json& root, const std::string& source) {
+  run_settings out;
+  if (!root.contains("defaults")) return out;
+  const auto& d = root["defaults"];
+  if (!d.is_object()) fail(source, "defaults", "expected an object, got " + describe(d));
+  check_unknown_keys(d, {"repetitions", "warmup", "min_time_ms"}, source, "defaults");
+  const auto integer = [&](const char* key, int min, int& into) {
+    if (!d.contains(key)) return;
+    param_def def;
+    def.name = key;
+    def.type = param_type::integer;
+    def.min = min;
+    def.max = std::numeric_limits<int>::max();
+    into = static_cast<int>(detail::check_value(def, d[key], source, std::string("defaults.") + key).get<std::int64_t>());
+  };
+  integer("repetitions", 1, out.repetitions);
+  integer("warmup", 0, out.warmup);
+  if (d.contains("min_time_ms")) {
+    param_def def;
+    def.name = "min_time_ms";
+    def.type = param_type::number;
+    def.min = 0;
+    out.min_time_ms = detail::check_value(def, d["min_time_ms"], source, "defaults.min_time_ms").get<double>();
+  }
+  return out;
+}
+
+// ---- one workload entry -> its expanded specs -------------------------------------------------
+
+struct axis {
+  const param_def* def;
+  std::vector<ordered_json> values;  // one for a scalar, several for a sweep; empty: param omitted
+};
+
+std::vector<workload_spec> expand_entry(const ordered_json& entry, const std::string& path,
+                                        const kind_catalog& kinds, const std::string& source) {
+  if (!entry.is_object()) fail(source, path, "expected an object, got " + describe(entry));
+  if (!entry.contains("kind"))
+    fail(source, path, fmt::format("missing required key \"kind\" (known: {})", known_kinds(kinds)));
+  const auto& kind_value = entry["kind"];
+  if (!kind_value.is_string()) fail(source, path + ".kind", "expected a string, got " + describe(kind_value));
+  const std::string kind = kind_value.get<std::string>();
+  const kind_schema* schema = find_schema(kinds, kind);
+  if (!schema)
+    fail(source, path + ".kind", fmt::format("unknown kind {} (known: {})", kind_value.dump(), known_kinds(kinds)));
+
+  for (const auto& item : entry.items()) {
+    if (item.key() == "kind" || schema->find(item.key())) continue;
+    std::vector<std::string> names;
+    for (const auto& p : schema->params) names.push_back(p.name);
+    fail(source, path, fmt::format("unknown key \"{}\" for kind {} (expected {})", item.key(), kind,
+                                   names.empty() ? std::string("no parameters") : join_keys(names)));
+  }
+
+  std::vector<axis> axes;
+  for (const auto& def : schema->params) {
+    axis a{&def, {}};
+    const std::string param_path = path + "." + def.name;
+    if (entry.contains(def.name)) {
+      const auto& v = entry[def.name];
+      if (v.is_array()) {
+        if (v.empty()) fail(source, param_path, "empty sweep (an array needs at least one value)");
+        for (std::size_t j = 0; j < v.size(); ++j)
+          a.values.push_back(detail::check_value(def, v[j], source, fmt::format("{}[{}]", param_path, j)));
+      } else {
+        a.values.push_back(detail::check_value(def, v, source, param_path));
+      }
+    } else if (!def.default_value.is_null()) {
+      a.values.push_back(detail::check_value(def, ordered_json(def.default_value), source,
+                                             param_path + " (default of kind " + kind + ")"));
+    } else if (def.required) {
+      fail(source, path, fmt::format("missing required parameter \"{}\" for kind {} (expected {})",
+                                     def.name, kind, detail::expected_phrase(def.type)));
+    }
+    axes.push_back(std::move(a));
+  }
+
+  // Cartesian product, first schema parameter varying slowest (an odometer over the axes).
+  std::vector<workload_spec> out;
+  std::vector<std::size_t> pos(axes.size(), 0);
+  for (;;) {
+    workload_spec spec;
+    spec.kind = kind;
+    spec.params = ordered_json::object();
+    spec.id = kind;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (axes[i].values.empty()) continue;
+      const auto& value = axes[i].values[pos[i]];
+      spec.params[axes[i].def->name] = value;
+      if (axes[i].def->in_id) spec.id += "/" + axes[i].def->name + "=" + detail::id_value(value);
+    }
+    out.push_back(std::move(spec));
+    std::size_t i = axes.size();
+    while (i > 0) {
+      --i;
+      if (axes[i].values.size() > 1 && ++pos[i] < axes[i].values.size()) break;
+      pos[i] = 0;
+      if (i == 0) return out;
+    }
+    if (axes.empty()) return out;
+  }
+}
+
+}  // namespace
+
+// ---- public API -------------------------------------------------------------------------------
+
+suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds) {
+  const ordered_json root = parse_json(text, source);
+  if (!root.is_object()) fail(source, "", "expected a JSON object at the top level, got " + describe(root));
+  check_unknown_keys(root, {"name", "description", "defaults", "workloads", "$schema"}, source, "");
+
+  suite s;
+  s.source = source;
+  s.sha256 = sha256_hex(text);
+  s.name = get_string(root, "name", true, source);
+  s.description = get_string(root, "description", false, source);
+  get_string(root, "$schema", false, source);  // editors' hint; checked for type, otherwise ignored
+  s.defaults = parse_defaults(root, source);
+
+  if (!root.contains("workloads"))
+    fail(source, "", "missing required key \"workloads\" (expected a non-empty array of workload entries)");
+  const auto& entries = root["workloads"];
+  if (!entries.is_array()) fail(source, "workloads", "expected an array, got " + describe(entries));
+  if (entries.empty()) fail(source, "workloads", "empty (a suite needs at least one workload)");
+
+  std::map<std::string, std::size_t> first_entry_of_id;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string path = fmt::format("workloads[{}]", i);
+    for (auto& spec : expand_entry(entries[i], path, kinds, source)) {
+      const auto [it, inserted] = first_entry_of_id.emplace(spec.id, i);
+      if (!inserted) {
+        if (it->second == i)
+          fail(source, path, fmt::format("duplicate id \"{}\" (the entry expands to it more than once)", spec.id));
+        fail(source, path, fmt::format("duplicate id \"{}\" (workloads[{}] already expands to it)", spec.id, it->second));
+      }
+      s.workloads.push_back(std::move(spec));
+    }
+  }
+  return s;
+}
+
+namespace {
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open()) throw input_error(fmt::format("{}: cannot open the suite file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw input_error(fmt::format("{}: cannot read the suite file", path));
+  return text.str();
+}
+
+}  // namespace
+
+suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
+                 const std::vector<std::string>& search_dirs) {
+  if (name_or_path.empty()) throw input_error("no suite given (expected a suite name or a path to a .json file)");
+  if (is_regular_file(name_or_path)) return parse_suite(read_file(name_or_path), name_or_path, kinds);
+  if (name_or_path.find('/') != std::string::npos)
+    throw input_error(fmt::format("suite \"{}\" not found (no such file)", name_or_path));
+
+  const bool has_ext = name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
+  const std::string file_name = has_ext ? name_or_path : name_or_path + ".json";
+  std::vector<std::string> looked_in;
+  if (has_ext) looked_in.push_back(".");  // checked above as a path
+  for (const auto& dir : search_dirs) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir.back() == '/' ? dir + file_name : dir + "/" + file_name;
+    if (is_regular_file(candidate)) return parse_suite(read_file(candidate), candidate, kinds);
+    looked_in.push_back(dir);
+  }
+  throw input_error(fmt::format("suite \"{}\" not found (looked for {} in: {})", name_or_path, file_name,
+                                looked_in.empty() ? std::string("the current directory") : join_keys(looked_in)));
+}
+
+// ---- workload_spec accessors ---------------------------------------------------------------------
+
+namespace {
+const ordered_json& param_or_throw(const workload_spec& w, const std::string& key) {
+  const auto it = w.params.find(key);
+  if (it == w.params.end())
+    throw input_error(fmt::format("workload \"{}\": parameter \"{}\" is missing", w.id, key));
+  return *it;
+}
+[[noreturn]] void wrong_type(const workload_spec& w, const std::string& key, const char* expected) {
+  throw input_error(fmt::format("workload \"{}\": parameter \"{}\" is {}, expected {}", w.id, key,
+                                describe(w.params.at(key)), expected));
+}
+}  // namespace
+
+std::int64_t workload_spec::get_int(const std::string& key) const {
+  const auto& v = param_or_throw(*this, key);
+  if (!v.is_number_integer()) wrong_type(*this, key, "an integer");
+  return v.get<std::int64_t>();
+}
+
+double workload_spec::get_number(const std::string& key) const {
+  const auto& v = param_or_throw(*this, key);
+  if (!v.is_number()) wrong_type(*this, key, "a number");
+  return v.get<double>();
+}
+
+std::string workload_spec::get_string(const std::string& key) const {
+  const auto& v = param_or_throw(*this, key);
+  if (!v.is_string()) wrong_type(*this, key, "a string");
+  return v.get<std::string>();
+}
+
+bool workload_spec::get_bool(const std::string& key) const {
+  const auto& v = param_or_throw(*this, key);
+  if (!v.is_boolean()) wrong_type(*this, key, "a boolean");
+  return v.get<bool>();
+}
+
+bool workload_spec::has(const std::string& key) const { return params.contains(key); }
+
+// ---- id filters -----------------------------------------------------------------------------------
+
+namespace {
+// Iterative glob: `*` any run of characters (slashes included), `?` exactly one.
+bool glob_match(const std::string& text, const std::string& pattern) {
+  std::size_t t = 0, p = 0, star = std::string::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++t;
+      ++p;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+}  // namespace
+
+bool id_matches(const std::string& id, const std::string& patterns) {
+  bool any_pattern = false;
+  std::size_t start = 0;
+  while (start <= patterns.size()) {
+    const auto comma = patterns.find(',', start);
+    const auto end = comma == std::string::npos ? patterns.size() : comma;
+    const std::string pattern = trim(patterns.substr(start, end - start));
+    if (!pattern.empty()) {
+      any_pattern = true;
+      if (glob_match(id, pattern)) return true;
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return !any_pattern;
+}
+
+}  // namespace cudabench

@@ -1,0 +1,203 @@
+// run_workload(): one workload through its phases, with the harness's rules (DESIGN.md "Timing"):
+// one stream; warm-up first; a repetition times a batch of back-to-back runs lasting at least
+// min_time_ms with CUDA events and the sample is elapsed / runs; clocks and throttle reasons read
+// after each repetition; peak memory from the tracker and cudaMemGetInfo deltas; every failure
+// caught here, once, and turned into a status.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/device_memory.hpp"
+#include "cudabench/nvml.hpp"
+#include "cudabench/registry.hpp"
+#include "cudabench/runner.hpp"
+#include "cudabench/timing.hpp"
+
+namespace cudabench {
+namespace {
+
+constexpr long kMaxRunsPerRepetition = 1'000'000;
+
+std::uint64_t device_used_bytes() {
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
+  return total_b - free_b;
+}
+
+// Tracks the workload's peak footprint: its own allocations (exact, from the tracker) and
+// everything else it caused (library workspaces, graphs), seen as cudaMemGetInfo deltas at the
+// phase boundaries.
+class footprint {
+ public:
+  footprint() : used0_(device_used_bytes()), tracked0_(memory_tracker::current()) { memory_tracker::reset_peak(); }
+  void sample() {
+    const std::uint64_t used = device_used_bytes();
+    if (used > used0_) peak_seen_ = std::max(peak_seen_, used - used0_);
+  }
+  std::uint64_t peak() const {
+    const std::uint64_t tracked = memory_tracker::peak() - std::min(memory_tracker::peak(), tracked0_);
+    return std::max(tracked, peak_seen_);
+  }
+
+ private:
+  std::uint64_t used0_, tracked0_, peak_seen_ = 0;
+};
+
+// After a sticky error (illegal address, launch failure) the context is unusable: reset it so the
+// next workload starts clean.
+void recover_device(int device) {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (cudaDeviceReset() == cudaSuccess) cudaSetDevice(device);
+  }
+}
+
+struct clock_reader {
+  explicit clock_reader(int device) : nvml(bus_id(device)) {}
+  static std::string bus_id(int device) {
+    char bus[32] = {};
+    cudaDeviceGetPCIBusId(bus, sizeof(bus), device);
+    return bus;
+  }
+  void after_repetition(clock_record& c) {
+    if (!nvml.available()) return;
+    if (auto mhz = nvml.sm_clock_mhz()) c.sm_mhz.push_back(*mhz);
+    if (auto reasons = nvml.throttle_reasons())
+      for (const auto& r : *reasons) {
+        if (std::find(c.throttle_reasons.begin(), c.throttle_reasons.end(), r) == c.throttle_reasons.end())
+          c.throttle_reasons.push_back(r);
+        if (is_slowdown_reason(r)) c.throttled = true;
+      }
+  }
+  // A repetition whose SM clock fell more than 10% below the workload's best is flagged too.
+  static void flag_drops(clock_record& c) {
+    if (c.sm_mhz.empty()) return;
+    const double best = *std::max_element(c.sm_mhz.begin(), c.sm_mhz.end());
+    for (double mhz : c.sm_mhz)
+      if (mhz < 0.9 * best) c.throttled = true;
+  }
+  nvml_device nvml;
+};
+
+}  // namespace
+
+workload_result run_workload(const workload_spec& spec, const runner_options& opts, const std::atomic<bool>& stop) {
+  workload_result r;
+  r.id = spec.id;
+  r.kind = spec.kind;
+  r.params = spec.params;
+  const kind_entry* kind = find_kind(spec.kind);
+  if (!kind) {
+    r.state = status::error;
+    r.message = fmt::format("unknown kind \"{}\"", spec.kind);
+    return r;
+  }
+
+  footprint mem;
+  try {
+    cudaDeviceProp props{};
+    CUDABENCH_CHECK_CUDA(cudaGetDeviceProperties(&props, opts.device));
+    cuda_stream stream;
+    run_context ctx;
+    ctx.stream = stream.get();
+    ctx.device = opts.device;
+    ctx.props = &props;
+    clock_reader clocks(opts.device);
+    std::unique_ptr<l2_flusher> flusher;
+    if (opts.cold) flusher = std::make_unique<l2_flusher>(static_cast<std::size_t>(props.l2CacheSize));
+
+    std::unique_ptr<workload> w = kind->make(spec);
+    w->setup(ctx);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+    mem.sample();
+
+    const validation_outcome v = w->verify(ctx);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+    mem.sample();
+    r.validation = validation_record{v.passed, v.max_rel_error, v.tolerance};
+    if (!v.passed) {
+      r.state = status::failed_validation;
+      r.message = v.message.empty() ? "output differs from the reference" : v.message;
+      w->teardown();
+      r.peak_memory_bytes = mem.peak();
+      return r;
+    }
+
+    // Warm-up: module load, plans, caches stay out of the numbers.
+    for (int i = 0; i < opts.settings.warmup; ++i) {
+      if (flusher) flusher->flush(ctx.stream);
+      w->run(ctx.stream);
+    }
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+    mem.sample();
+
+    // Size the batch from one timed run.
+    cuda_event start, end;
+    if (flusher) flusher->flush(ctx.stream);
+    start.record(ctx.stream);
+    w->run(ctx.stream);
+    end.record(ctx.stream);
+    CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+    const double one_ms = std::max(1e-4, static_cast<double>(end.since(start)));
+    const long runs = std::clamp<long>(static_cast<long>(std::ceil(opts.settings.min_time_ms / one_ms)), 1,
+                                       kMaxRunsPerRepetition);
+
+    measurement m;
+    for (int rep = 0; rep < opts.settings.repetitions; ++rep) {
+      if (stop) throw std::runtime_error("interrupted");
+      double elapsed = 0;
+      if (flusher) {
+        // Cold: each run is preceded by a flush, which must stay outside the timed region.
+        for (long i = 0; i < runs; ++i) {
+          flusher->flush(ctx.stream);
+          start.record(ctx.stream);
+          w->run(ctx.stream);
+          end.record(ctx.stream);
+          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+          elapsed += end.since(start);
+        }
+      } else {
+        start.record(ctx.stream);
+        for (long i = 0; i < runs; ++i) w->run(ctx.stream);
+        end.record(ctx.stream);
+        CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+        elapsed = end.since(start);
+      }
+      CUDABENCH_CHECK_LAUNCH();
+      clocks.after_repetition(r.clocks);
+      m.per_run_ms.push_back(elapsed / static_cast<double>(runs));
+      w->after_repetition(ctx);
+      CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+      mem.sample();
+    }
+    clock_reader::flag_drops(r.clocks);
+    m.peak_memory_bytes = mem.peak();
+    r.metrics = w->metrics(m);
+    r.peak_memory_bytes = m.peak_memory_bytes;
+    w->teardown();
+    r.state = status::ok;
+    if (r.clocks.throttled) r.message = "clock throttling seen during the repetitions";
+  } catch (const oom_error& e) {
+    r.state = status::oom;
+    r.message = e.what();
+    if (e.requested_bytes()) r.oom_requested_bytes = e.requested_bytes();
+  } catch (const unsupported_error& e) {
+    r.state = status::unsupported;
+    r.message = e.what();
+  } catch (const std::exception& e) {
+    r.state = stop ? status::skipped : status::error;
+    r.message = e.what();
+  }
+  if (!r.peak_memory_bytes) r.peak_memory_bytes = mem.peak();
+  if (r.state != status::ok) {
+    r.metrics.clear();
+    recover_device(opts.device);
+  }
+  return r;
+}
+
+}  // namespace cudabench

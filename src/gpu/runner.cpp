@@ -1,0 +1,65 @@
+// run_suite(): the loop over workloads, progress on stderr, and the result file rewritten
+// atomically after every workload.
+#include <chrono>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "cudabench/build_config.hpp"
+#include "cudabench/device_memory.hpp"
+#include "cudabench/env.hpp"
+#include "cudabench/runner.hpp"
+
+namespace cudabench {
+namespace {
+std::string fmt_duration(double s) {
+  if (s < 60) return fmt::format("{:.1f}s", s);
+  return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+}
+}  // namespace
+
+result_file run_suite(const suite& s, const runner_options& opts, const std::atomic<bool>& stop) {
+  require_device(opts.device);
+  cudaSetDevice(opts.device);
+  memory_tracker::set_limit(opts.mem_limit);
+
+  result_file out;
+  out.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT},
+              {"argv", opts.argv}};
+  out.build = build_info();
+  out.environment = probe_environment(opts.device, opts.label);
+  out.suite = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
+  out.settings = {{"repetitions", opts.settings.repetitions},
+                  {"warmup", opts.settings.warmup},
+                  {"min_time_ms", opts.settings.min_time_ms},
+                  {"cold_l2", opts.cold},
+                  {"mem_limit_bytes", opts.mem_limit}};
+  out.started_at = utc_now_iso8601();
+  auto save = [&] {
+    out.finished_at = utc_now_iso8601();
+    if (!opts.output_path.empty()) write_result_file(out, opts.output_path);
+  };
+  save();
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = s.workloads.size();
+  for (std::size_t i = 0; i < n && !stop; ++i) {
+    const auto& spec = s.workloads[i];
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!opts.quiet) {
+      const std::string eta = i ? fmt_duration(elapsed / static_cast<double>(i) * static_cast<double>(n - i)) : "?";
+      fmt::print(stderr, "[{}/{}] {} ... elapsed {}, ETA {}\n", i + 1, n, spec.id, fmt_duration(elapsed), eta);
+    }
+    workload_result r = run_workload(spec, opts, stop);
+    if (!opts.quiet && r.state != status::ok)
+      fmt::print(stderr, "      {}: {}\n", to_string(r.state), r.message);
+    out.workloads.push_back(std::move(r));
+    save();
+  }
+  if (stop && !opts.quiet)
+    fmt::print(stderr, "interrupted: {} of {} workloads recorded{}\n", out.workloads.size(), n,
+               opts.output_path.empty() ? "" : " in " + opts.output_path);
+  return out;
+}
+
+}  // namespace cudabench

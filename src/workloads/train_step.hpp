@@ -1,0 +1,15 @@
+// Workload kind `train_step`: one mixed-precision training step (fp16/bf16 compute, fp32 master
+// weights, dynamic loss scaling, AdamW) of a bias-free ReLU MLP on a fixed synthetic regression
+// target. See train/mlp_trainer.hpp.
+#pragma once
+#include <memory>
+
+#include "cudabench/kind_schema.hpp"
+#include "cudabench/workload.hpp"
+
+namespace cudabench {
+
+kind_schema train_step_schema();
+std::unique_ptr<workload> make_train_step(const workload_spec& spec);
+
+}  // namespace cudabench

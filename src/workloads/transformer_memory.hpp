@@ -1,0 +1,16 @@
+// Workload kind `transformer_memory`: peak device memory and time of one torch.nn.Transformer
+// forward pass (default shape: d_model 512, 8 heads, 6+6 layers, feed-forward 2048) on
+// [batch, seq_len, 512] source and target, batch_first, no masks. See transformer/model.hpp for
+// the memory plan.
+#pragma once
+#include <memory>
+
+#include "cudabench/kind_schema.hpp"
+#include "cudabench/workload.hpp"
+
+namespace cudabench {
+
+kind_schema transformer_memory_schema();
+std::unique_ptr<workload> make_transformer_memory(const workload_spec& spec);
+
+}  // namespace cudabench

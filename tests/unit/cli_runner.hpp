@@ -1,0 +1,25 @@
+// Runs the real cudabench binary (CUDABENCH_BINARY) from unit tests and captures its output.
+#pragma once
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+struct cli_result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+inline cli_result run_cudabench(const std::string& args) {
+  const std::string cmd = std::string(CUDABENCH_BINARY) + " " + args + " 2>&1";
+  cli_result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}

@@ -1,0 +1,307 @@
+// compare_results: verdicts, signs, zero baselines, rejected samples, labels, environment diff,
+// metric selection, filters, 3-way comparisons.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "compare_fixtures.hpp"
+#include "cudabench/compare.hpp"
+#include "cudabench/errors.hpp"
+
+using namespace cudabench;
+using cudabench::test::make_file;
+using cudabench::test::matmul_workload;
+using cudabench::test::single_metric_workload;
+
+namespace {
+
+const std::vector<double> base_ms = {1.00, 1.01, 0.99, 1.00, 1.02};
+
+std::vector<double> scaled(const std::vector<double>& v, double f) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x * f);
+  return out;
+}
+
+comparison compare2(const workload_result& a, const workload_result& b, compare_options opt = {}) {
+  return compare_results({make_file("A", {a}), make_file("B", {b})}, {"a.json", "b.json"}, opt);
+}
+
+compare_change only_change(const comparison& c) {
+  EXPECT_EQ(c.rows.size(), 1u);
+  return c.rows.at(0).changes.at(0);
+}
+
+workload_result higher(const std::string& id, std::vector<double> s) {
+  return single_metric_workload(id, "memory_bandwidth", "gbps", "GB/s", better::higher, std::move(s));
+}
+
+}  // namespace
+
+TEST(Compare, VerdictStrings) {
+  EXPECT_STREQ(to_string(verdict::improved), "improved");
+  EXPECT_STREQ(to_string(verdict::only_in_baseline), "only_in_baseline");
+  EXPECT_STREQ(to_string(verdict::only_in_candidate), "only_in_candidate");
+  EXPECT_STREQ(to_string(verdict::failed), "failed");
+}
+
+TEST(Compare, LowerIsBetterFasterIsImprovedAndPositive) {
+  const auto c = compare2(matmul_workload("fp16", 64, 64, 64, base_ms), matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 0.9)));
+  const auto& ch = only_change(c);
+  EXPECT_EQ(ch.outcome, verdict::improved);
+  EXPECT_NEAR(*ch.change_pct, 10.0, 1e-9);  // (1.00 - 0.90) / 1.00
+  EXPECT_DOUBLE_EQ(*ch.p_value, 2.0 / 252.0);
+  EXPECT_EQ(c.rows[0].metric, "time_ms");  // the headline metric by default
+}
+
+TEST(Compare, LowerIsBetterSlowerIsRegressedAndNegative) {
+  const auto& ch = only_change(compare2(matmul_workload("fp16", 64, 64, 64, base_ms),
+                                        matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 1.25))));
+  EXPECT_EQ(ch.outcome, verdict::regressed);
+  EXPECT_NEAR(*ch.change_pct, -25.0, 1e-9);
+}
+
+TEST(Compare, HigherIsBetterSigns) {
+  const std::vector<double> b = {100, 101, 99, 100, 102};
+  auto up = compare2(higher("bw", b), higher("bw", scaled(b, 1.1)));
+  EXPECT_EQ(only_change(up).outcome, verdict::improved);
+  EXPECT_NEAR(*only_change(up).change_pct, 10.0, 1e-9);
+  auto down = compare2(higher("bw", b), higher("bw", scaled(b, 0.9)));
+  EXPECT_EQ(only_change(down).outcome, verdict::regressed);
+  EXPECT_NEAR(*only_change(down).change_pct, -10.0, 1e-9);
+}
+
+TEST(Compare, SmallChangeIsUnchangedEvenWhenSignificant) {
+  const auto& ch = only_change(compare2(higher("bw", {100, 100.1, 100.2, 100.3, 100.4}),
+                                        higher("bw", {101, 101.1, 101.2, 101.3, 101.4})));
+  EXPECT_DOUBLE_EQ(*ch.p_value, 2.0 / 252.0);
+  EXPECT_NEAR(*ch.change_pct, 0.998, 1e-3);
+  EXPECT_EQ(ch.outcome, verdict::unchanged);
+}
+
+TEST(Compare, ThresholdIsInclusive) {
+  // median 100 -> 102: exactly +2%, at the default threshold: significant, so improved.
+  const auto& ch = only_change(compare2(higher("bw", {99, 99.5, 100, 100.5, 101}), higher("bw", {101.5, 101.8, 102, 102.2, 102.4})));
+  EXPECT_DOUBLE_EQ(*ch.change_pct, 2.0);
+  EXPECT_EQ(ch.outcome, verdict::improved);
+  compare_options strict;
+  strict.threshold_pct = 2.5;
+  EXPECT_EQ(only_change(compare2(higher("bw", {99, 99.5, 100, 100.5, 101}), higher("bw", {101.5, 101.8, 102, 102.2, 102.4}), strict))
+                .outcome,
+            verdict::unchanged);
+}
+
+TEST(Compare, LargeButNoisyChangeIsInconclusive) {
+  const auto& ch = only_change(compare2(higher("bw", {80, 120, 90, 110, 100}), higher("bw", {85, 125, 95, 115, 105})));
+  EXPECT_NEAR(*ch.change_pct, 5.0, 1e-9);
+  EXPECT_GT(*ch.p_value, 0.05);
+  EXPECT_EQ(ch.outcome, verdict::inconclusive);
+  EXPECT_NE(ch.note.find("not below alpha 0.05"), std::string::npos);
+}
+
+TEST(Compare, AlphaIsAnOption) {
+  // 3 vs 3 fully separated: p = 0.1; significant only with alpha above it.
+  compare_options loose;
+  loose.alpha = 0.2;
+  EXPECT_EQ(only_change(compare2(higher("bw", {100, 101, 102}), higher("bw", {110, 111, 112}))).outcome, verdict::inconclusive);
+  EXPECT_EQ(only_change(compare2(higher("bw", {100, 101, 102}), higher("bw", {110, 111, 112}), loose)).outcome, verdict::improved);
+}
+
+TEST(Compare, OnlyInBaselineAndOnlyInCandidate) {
+  const auto a = matmul_workload("fp16", 64, 64, 64, base_ms);
+  const auto b = matmul_workload("fp32", 64, 64, 64, base_ms);
+  const auto shared = higher("bw", {1, 2, 3});
+  const auto c = compare_results({make_file("A", {shared, a}), make_file("B", {shared, b})}, {"a", "b"}, {});
+  ASSERT_EQ(c.rows.size(), 3u);
+  EXPECT_EQ(c.rows[0].changes[0].outcome, verdict::unchanged);
+  EXPECT_EQ(c.rows[1].id, a.id);
+  EXPECT_EQ(c.rows[1].changes[0].outcome, verdict::only_in_baseline);
+  EXPECT_EQ(c.rows[2].id, b.id);
+  EXPECT_EQ(c.rows[2].changes[0].outcome, verdict::only_in_candidate);
+  EXPECT_FALSE(c.rows[2].cells[0].present);
+  EXPECT_FALSE(c.rows[2].changes[0].change_pct.has_value());
+}
+
+TEST(Compare, FailedSaysWhichSideAndWhy) {
+  const auto ok = matmul_workload("fp16", 64, 64, 64, base_ms);
+  const auto oom = matmul_workload("fp16", 64, 64, 64, {}, status::oom, "cudaMalloc of 3.00 GiB failed");
+  const auto err = matmul_workload("fp16", 64, 64, 64, {}, status::error);
+  EXPECT_EQ(only_change(compare2(ok, oom)).outcome, verdict::failed);
+  EXPECT_EQ(only_change(compare2(ok, oom)).note, "candidate: oom (cudaMalloc of 3.00 GiB failed)");
+  EXPECT_EQ(only_change(compare2(err, ok)).note, "baseline: error");
+  EXPECT_EQ(only_change(compare2(err, oom)).note, "baseline: error; candidate: oom (cudaMalloc of 3.00 GiB failed)");
+  const auto c = compare2(ok, oom);
+  EXPECT_EQ(c.rows[0].metric, "time_ms");  // taken from the side that has metrics
+  EXPECT_EQ(c.rows[0].cells[1].state, status::oom);
+  EXPECT_TRUE(c.any_regression());  // newly failing counts for --fail-on-regression
+  EXPECT_FALSE(compare2(oom, ok).any_regression());
+  // Both sides failed: one row without a metric.
+  const auto both = compare2(err, oom);
+  EXPECT_EQ(both.rows[0].metric, "");
+  EXPECT_EQ(both.rows[0].name, "matmul fp16 64³");
+}
+
+TEST(Compare, ZeroBaselineHasNoPercentage) {
+  const auto same = only_change(compare2(higher("x", {0, 0, 0, 0, 0}), higher("x", {0, 0, 0, 0, 0})));
+  EXPECT_EQ(same.outcome, verdict::unchanged);
+  EXPECT_DOUBLE_EQ(*same.change_pct, 0.0);
+  const auto up = only_change(compare2(higher("x", {0, 0, 0, 0, 0}), higher("x", {1, 2, 3, 4, 5})));
+  EXPECT_FALSE(up.change_pct.has_value());
+  EXPECT_EQ(up.outcome, verdict::improved);
+  EXPECT_EQ(up.note, "baseline median is 0: no percentage change");
+  const auto lower = single_metric_workload("y", "k", "errors", "count", better::lower, {0, 0, 0, 0, 0});
+  const auto more = single_metric_workload("y", "k", "errors", "count", better::lower, {1, 1, 2, 1, 1});
+  EXPECT_EQ(only_change(compare2(lower, more)).outcome, verdict::regressed);
+  const auto noisy = only_change(compare2(higher("x", {0, 0, 0}), higher("x", {0, 1, 1})));
+  EXPECT_EQ(noisy.outcome, verdict::inconclusive);
+}
+
+TEST(Compare, RejectsEmptyOrNonFiniteSamples) {
+  auto bad = higher("bw", {1, 2, 3});
+  bad.metrics[0].second.samples = {};
+  EXPECT_THROW(compare2(higher("bw", {1, 2, 3}), bad), input_error);
+  bad.metrics[0].second.samples = {1.0, std::numeric_limits<double>::quiet_NaN()};
+  try {
+    compare2(higher("bw", {1, 2, 3}), bad);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "b.json: workload bw: metric gbps has a NaN or infinite sample");
+  }
+}
+
+TEST(Compare, InputErrors) {
+  const auto w = higher("bw", {1, 2, 3});
+  EXPECT_THROW(compare_results({make_file("A", {w})}, {"a"}, {}), input_error);
+  try {
+    compare_results({make_file("A", {w}), make_file("B", {higher("other", {1, 2, 3})})}, {"a.json", "b.json"}, {});
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_STREQ(e.what(), "no workload in common between the baseline a.json and b.json");
+  }
+  compare_options opt;
+  opt.filter = [](const std::string&) { return false; };
+  EXPECT_THROW(compare_results({make_file("A", {w}), make_file("B", {w})}, {"a", "b"}, opt), input_error);
+  compare_options metric;
+  metric.metrics = {"no_such_metric"};
+  EXPECT_THROW(compare_results({make_file("A", {w}), make_file("B", {w})}, {"a", "b"}, metric), input_error);
+}
+
+TEST(Compare, MetricSelectionAndFilter) {
+  const auto a = matmul_workload("fp16", 4096, 4096, 4096, base_ms);
+  const auto b = matmul_workload("fp16", 4096, 4096, 4096, scaled(base_ms, 0.5));
+  const auto bw = higher("memory_bandwidth/op=d2d/bytes=1073741824", {1, 2, 3});
+  compare_options opt;
+  opt.metrics = {"tflops", "time_ms"};
+  auto c = compare_results({make_file("A", {a, bw}), make_file("B", {b, bw})}, {"a", "b"}, opt);
+  ASSERT_EQ(c.rows.size(), 2u);  // bw has neither metric
+  EXPECT_EQ(c.rows[0].metric, "tflops");
+  EXPECT_EQ(c.rows[0].name, "matmul fp16 4096³ (TFLOP/s)");
+  EXPECT_EQ(c.rows[0].direction, better::higher);
+  EXPECT_NEAR(*c.rows[0].changes[0].change_pct, 100.0, 1e-9);
+  EXPECT_EQ(c.rows[1].name, "matmul fp16 4096³ (ms)");
+  EXPECT_NEAR(*c.rows[1].changes[0].change_pct, 50.0, 1e-9);
+
+  compare_options filter;
+  filter.filter = [](const std::string& id) { return id.rfind("memory", 0) == 0; };
+  c = compare_results({make_file("A", {a, bw}), make_file("B", {b, bw})}, {"a", "b"}, filter);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].id, bw.id);
+}
+
+TEST(Compare, LabelsAreMadeUnique) {
+  const auto w = higher("bw", {1, 2, 3});
+  const auto c = compare_results({make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w})},
+                                 {"a", "b", "c"}, {});
+  EXPECT_EQ(c.labels, (std::vector<std::string>{"CUDA 13.0", "CUDA 13.0 (2)", "CUDA 13.0 (3)"}));
+  result_file unlabelled;
+  unlabelled.workloads = {w};
+  EXPECT_EQ(compare_results({unlabelled, unlabelled}, {"a", "b"}, {}).labels,
+            (std::vector<std::string>{"unlabelled", "unlabelled (2)"}));
+}
+
+TEST(Compare, EnvironmentDifferencesAndGpuWarning) {
+  const auto w = higher("bw", {1, 2, 3});
+  auto c = compare_results({make_file("12.1", {w}, "NVIDIA H200", "12.1.105"), make_file("12.4", {w}, "NVIDIA H200", "12.4.131")},
+                           {"a", "b"}, {});
+  EXPECT_FALSE(c.gpu_warning.has_value());
+  ASSERT_EQ(c.env_differences.size(), 2u);
+  EXPECT_EQ(c.env_differences[0].field, "cuda_runtime");
+  EXPECT_EQ(c.env_differences[1].field, "cuda_toolkit");
+  EXPECT_EQ(c.env_differences[1].values, (std::vector<std::string>{"12.1.105", "12.4.131"}));
+
+  c = compare_results({make_file("H200", {w}, "NVIDIA H200"), make_file("A100", {w}, "NVIDIA A100-SXM4-80GB")}, {"a", "b"}, {});
+  ASSERT_TRUE(c.gpu_warning.has_value());
+  EXPECT_EQ(*c.gpu_warning,
+            "the files ran on different GPU models: NVIDIA H200 (H200), NVIDIA A100-SXM4-80GB (A100); the numbers "
+            "compare hardware, not just the software stack");
+  EXPECT_EQ(c.env_differences[0].field, "device");
+}
+
+TEST(Compare, ThrottledCellsAreMarked) {
+  auto hot = higher("bw", {1, 2, 3});
+  hot.clocks.throttle_reasons = {"hw_slowdown"};
+  auto c = compare2(higher("bw", {1, 2, 3}), hot);
+  EXPECT_FALSE(c.rows[0].cells[0].throttled);
+  EXPECT_TRUE(c.rows[0].cells[1].throttled);
+  EXPECT_TRUE(c.rows[0].throttled());
+}
+
+TEST(Compare, ThreeWayCountsPerCandidate) {
+  const auto a = matmul_workload("fp16", 64, 64, 64, base_ms);
+  const auto b = matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 0.8));
+  const auto c3 = matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 1.2));
+  const auto extra = higher("bw", {1, 2, 3});  // only in the third file
+  const auto c = compare_results({make_file("A", {a}), make_file("B", {b}), make_file("C", {c3, extra})}, {"a", "b", "c"}, {});
+  ASSERT_EQ(c.candidates(), 2u);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].changes[0].outcome, verdict::improved);
+  EXPECT_EQ(c.rows[0].changes[1].outcome, verdict::regressed);
+  EXPECT_EQ(c.rows[1].changes[1].outcome, verdict::only_in_candidate);
+  const auto nb = c.counts(0), nc = c.counts(1);
+  EXPECT_EQ(nb[static_cast<int>(verdict::improved)], 1);
+  EXPECT_EQ(nb[static_cast<int>(verdict::only_in_candidate)], 0);  // B does not have the extra row
+  EXPECT_EQ(nc[static_cast<int>(verdict::regressed)], 1);
+  EXPECT_EQ(nc[static_cast<int>(verdict::only_in_candidate)], 1);
+  EXPECT_TRUE(c.any_regression());
+}
+
+TEST(Compare, ReadableNames) {
+  using oj = nlohmann::ordered_json;
+  const std::vector<std::string> one_ms = {"ms", "TFLOP/s"};
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 4096}, {"n", 4096}, {"k", 4096}}, "time_ms", "ms", one_ms),
+            "matmul fp16 4096³ (ms)");
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 8192}, {"n", 4096}, {"k", 1024}}, "tflops", "TFLOP/s", one_ms),
+            "matmul fp16 8192×4096×1024 (TFLOP/s)");
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "bf16"}, {"m", 64}, {"n", 64}, {"k", 64}, {"batch", 8}}, "time_ms", "ms", one_ms),
+            "matmul bf16 64³ batch 8 (ms)");
+  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "d2d"}, {"bytes", 1073741824}}, "gbps", "GB/s", {"GB/s", "ms"}),
+            "memory_bandwidth d2d 1GiB (GB/s)");
+  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "h2d_pinned"}, {"bytes", 1000}}, "gbps", "GB/s", {"GB/s", "ms"}),
+            "memory_bandwidth h2d_pinned 1000B (GB/s)");
+  EXPECT_EQ(readable_name("x", "llm_decode",
+                          oj{{"model", "/models/Llama-2-7b-hf/"}, {"dtype", "fp16"}, {"prompt_tokens", 128}, {"max_length", 256}},
+                          "ttft_ms", "ms", {"ms", "tokens/s", "ms"}),
+            "llm_decode Llama-2-7b-hf fp16 128→256 · ttft_ms (ms)");
+  EXPECT_EQ(readable_name("x", "resnet50", oj{{"dtype", "fp16"}, {"batch", 256}, {"image_size", 224}}, "images_per_s", "images/s",
+                          {"images/s", "ms", "ms"}),
+            "resnet50 fp16 batch 256 (images/s)");
+  EXPECT_EQ(readable_name("x", "transformer_memory", oj{{"dtype", "fp32"}, {"batch", 32}, {"seq_len", 512}}, "peak_memory_mb",
+                          "MB", {"MB", "ms"}),
+            "transformer_memory fp32 batch 32 seq 512 (MB)");
+  EXPECT_EQ(readable_name("x", "train_step", oj{{"dtype", "bf16"}, {"layers", 8}, {"hidden", 4096}, {"batch", 256}}, "step_ms",
+                          "ms", {"ms"}),
+            "train_step bf16 layers 8 hidden 4096 batch 256 (ms)");
+  EXPECT_EQ(readable_name("future/a=1", "future", oj::object(), "score", "pts", {"pts"}), "future/a=1 · score (pts)");
+}
+
+TEST(Compare, DuplicateReadableNamesFallBackToIds) {
+  auto a = matmul_workload("fp16", 64, 64, 64, base_ms);
+  auto b = a;
+  b.id += "/cold=true";  // differs in a parameter the name does not show
+  const auto c = compare_results({make_file("A", {a, b}), make_file("B", {a, b})}, {"a", "b"}, {});
+  EXPECT_EQ(c.rows[0].name, a.id + " · time_ms (ms)");
+  EXPECT_EQ(c.rows[1].name, b.id + " · time_ms (ms)");
+}
