@@ -136,9 +136,10 @@ TEST(LlmDecode, RunAfterVerifyRepeatsTheSameTokens) {
 TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
   REQUIRE_GPU();
   harness h;
-  // Both engines on the same GEMV variant (the tuner may pick different ones, whose RMSNorm
-  // prologues can differ in the last bit), PDL forced on in one and off in the other.
+  // Both engines on the same GEMV variant and attention split (the tuner may pick different ones,
+  // which can differ in the last bit), PDL forced on in one and off in the other.
   ::setenv("CUDABENCH_LLM_GEMV", "0", 1);
+  ::setenv("CUDABENCH_LLM_ATTN_CHUNK", "16", 1);
   ::setenv("CUDABENCH_LLM_PDL", "1", 1);
   auto with = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
   with->setup(h.ctx);
@@ -147,6 +148,7 @@ TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
   without->setup(h.ctx);
   ::unsetenv("CUDABENCH_LLM_PDL");
   ::unsetenv("CUDABENCH_LLM_GEMV");
+  ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
   std::printf("decode graph with programmatic dependent launch: %s\n",
               with->engine().programmatic_launch() ? "yes" : "no (not supported here: plain launches)");
   EXPECT_FALSE(without->engine().programmatic_launch());
@@ -177,6 +179,28 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
   auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
   EXPECT_THROW(bad->setup(h.ctx), input_error);
   ::unsetenv("CUDABENCH_LLM_GEMV");
+}
+
+// Likewise for the attention split size (max_length 40: 8, 16 or 32 positions per block).
+TEST(LlmDecode, EveryAttentionSplitVerifies) {
+  REQUIRE_GPU();
+  for (const char* chunk : {"8", "16", "32"}) {
+    harness h;
+    ::setenv("CUDABENCH_LLM_ATTN_CHUNK", chunk, 1);
+    auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+    w->setup(h.ctx);
+    ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("attention split %s: passed=%d max_rel_error=%.3g\n  %s\n", chunk, v.passed, v.max_rel_error,
+                w->engine().tuning().c_str());
+    EXPECT_TRUE(v.passed) << v.message;
+    EXPECT_NE(w->engine().tuning().find(std::string("attention split ") + chunk + " positions"), std::string::npos);
+  }
+  harness h;
+  ::setenv("CUDABENCH_LLM_ATTN_CHUNK", "12", 1);
+  auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+  EXPECT_THROW(bad->setup(h.ctx), input_error);
+  ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
 }
 
 TEST(LlmDecode, CorruptedWeightsFailVerification) {

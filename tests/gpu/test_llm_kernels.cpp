@@ -289,35 +289,39 @@ std::vector<double> naive_attention(const float* q, const std::vector<float>& kc
 
 TEST(LlmKernels, AttentionDecodeMatchesNaiveSoftmax) {
   REQUIRE_GPU();
-  for (int hd : {32, 128}) {
-    const int nh = 8, nkv = 2, max_len = 300;
-    const auto q = random_values(nh * hd, 41, -2, 2);
-    const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 42, -2, 2);
-    const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 43, -1, 1);
-    auto dq = upload_half(q), dk = upload_half(kc), dv = upload_half(vc);
-    k::attn_decode_shape s;
-    s.num_heads = nh;
-    s.num_kv_heads = nkv;
-    s.head_dim = hd;
-    s.max_len = max_len;
-    s.chunk = 32;
-    s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    device_buffer<float> po(k::attn_decode_partial_floats(s)), pml(k::attn_decode_ml_floats(s));
-    device_buffer<__half> out(nh * hd);
-    for (int pos : {0, 31, 32, 200, max_len - 1}) {
-      auto dpos = upload(std::vector<int>{pos});
-      k::attention_decode<__half>(dq.get(), dk.get(), dv.get(), dpos.get(), s, po.get(), pml.get(), out.get(), nullptr);
-      const auto got = download_half(out.get(), nh * hd);
-      std::vector<double> want;
-      for (int h = 0; h < nh; ++h) {
-        const auto o = naive_attention(q.data() + h * hd, kc, vc, h / (nh / nkv), max_len, hd, pos + 1);
-        want.insert(want.end(), o.begin(), o.end());
+  // Every split size the decode engine's tuner may pick (8, 16, 32 positions per block for the
+  // Llama lengths), at lengths inside, at and across split boundaries.
+  for (int chunk : {8, 16, 32})
+    for (int hd : {32, 128}) {
+      const int nh = 8, nkv = 2, max_len = 300;
+      const auto q = random_values(nh * hd, 41, -2, 2);
+      const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 42, -2, 2);
+      const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 43, -1, 1);
+      auto dq = upload_half(q), dk = upload_half(kc), dv = upload_half(vc);
+      k::attn_decode_shape s;
+      s.num_heads = nh;
+      s.num_kv_heads = nkv;
+      s.head_dim = hd;
+      s.max_len = max_len;
+      s.chunk = chunk;
+      s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      device_buffer<float> po(k::attn_decode_partial_floats(s)), pml(k::attn_decode_ml_floats(s));
+      device_buffer<__half> out(nh * hd);
+      for (int pos : {0, 7, 8, 31, 32, 200, max_len - 1}) {
+        auto dpos = upload(std::vector<int>{pos});
+        k::attention_decode<__half>(dq.get(), dk.get(), dv.get(), dpos.get(), s, po.get(), pml.get(), out.get(),
+                                    nullptr);
+        const auto got = download_half(out.get(), nh * hd);
+        std::vector<double> want;
+        for (int h = 0; h < nh; ++h) {
+          const auto o = naive_attention(q.data() + h * hd, kc, vc, h / (nh / nkv), max_len, hd, pos + 1);
+          want.insert(want.end(), o.begin(), o.end());
+        }
+        const double err = rel_error(got, want);
+        std::printf("attention_decode chunk=%d hd=%d len=%d: max rel error %.3g\n", chunk, hd, pos + 1, err);
+        EXPECT_LT(err, 3e-3) << "chunk " << chunk << " hd " << hd << " pos " << pos;
       }
-      const double err = rel_error(got, want);
-      std::printf("attention_decode hd=%d len=%d: max rel error %.3g\n", hd, pos + 1, err);
-      EXPECT_LT(err, 3e-3) << "hd " << hd << " pos " << pos;
     }
-  }
 }
 
 TEST(LlmKernels, AttentionPrefillIsCausal) {

@@ -8,10 +8,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
@@ -38,10 +40,13 @@ namespace k = cudabench::kernels::llm;
 enum gemv_site { site_qkv, site_o, site_gate_up, site_down, site_lm_head, kGemvSites };
 constexpr const char* kSiteNames[kGemvSites] = {"qkv", "o", "gate_up", "down", "lm_head"};
 
-// Decode attention splits: 32 positions per block, doubled until at most 64 splits (the merge
-// kernel walks all splits per thread).
-int decode_chunk(int max_len) {
-  int chunk = 32;
+// Decode attention split sizes the setup tuner tries: the smallest power of two >= 8 positions
+// per block that keeps at most 64 splits (the merge kernel walks all splits per thread), and its
+// double and quadruple. Small chunks spread a short sequence over more blocks (less serial work
+// per block), large ones do less merging; the workspace is sized for the first.
+constexpr int kChunkCandidates = 3;
+int smallest_decode_chunk(int max_len) {
+  int chunk = 8;
   while ((max_len + chunk - 1) / chunk > 64) chunk *= 2;
   return chunk;
 }
@@ -80,7 +85,7 @@ class engine_impl final : public engine {
     attn_shape_.num_kv_heads = c.num_kv_heads;
     attn_shape_.head_dim = c.head_dim;
     attn_shape_.max_len = L;
-    attn_shape_.chunk = decode_chunk(L);
+    attn_shape_.chunk = smallest_decode_chunk(L);  // workspace for the most splits; tuned below
     attn_shape_.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
     part_o_ = device_buffer<float>(k::attn_decode_partial_floats(attn_shape_));
     part_ml_ = device_buffer<float>(k::attn_decode_ml_floats(attn_shape_));
@@ -137,7 +142,7 @@ class engine_impl final : public engine {
   void prefill(cudaStream_t stream) override { enqueue_prefill(stream); }
 
   void decode(int steps, cudaStream_t stream) override {
-    for (int i = 0; i < steps; ++i) decode_graph_[chosen_graph_].launch(stream);
+    for (int i = 0; i < steps; ++i) graphs_[chosen_graph_].launch(stream);
   }
 
   std::vector<float> read_logits(cudaStream_t stream) const override {
@@ -315,64 +320,94 @@ class engine_impl final : public engine {
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
   }
 
-  // Captures the decode graph with plain launches and, where the driver takes programmatic
-  // dependent launch (launch.cuh) in a graph, with PDL too; times a few replays of each and keeps
-  // the faster (PDL overlaps each kernel's start with its predecessor's tail, but whether that
-  // wins depends on the driver and on how the blocks of neighbouring kernels share the SMs).
-  // CUDABENCH_LLM_PDL=0 / =1 forces plain / PDL (PDL falls back to plain where unsupported).
+  // Captures the decode graph for every candidate (attention split size x plain launches or
+  // programmatic dependent launch (launch.cuh), the latter where the driver takes it in a graph),
+  // times a few replays of each, interleaved, at a position halfway through the generation, and
+  // keeps the fastest. PDL overlaps each kernel's start with its predecessor's tail, but whether
+  // that wins depends on the driver and on how neighbouring kernels' blocks share the SMs.
+  // CUDABENCH_LLM_PDL=0 / =1 forces plain / PDL (PDL falls back to plain where unsupported);
+  // CUDABENCH_LLM_ATTN_CHUNK=<n> forces the split size (one of the candidates).
   void capture_decode_graph() {
     const cudaStream_t s = stream_.get();
     const char* env = std::getenv("CUDABENCH_LLM_PDL");
     const bool force_plain = env && std::strcmp(env, "0") == 0;
     const bool force_pdl = env && std::strcmp(env, "1") == 0;
-    programmatic_[0] = false;
-    programmatic_[1] = true;
+    const int chunk0 = attn_shape_.chunk;
+    std::vector<int> chunks;
+    for (int i = 0; i < kChunkCandidates; ++i) chunks.push_back(chunk0 << i);
+    if (const char* cenv = std::getenv("CUDABENCH_LLM_ATTN_CHUNK"); cenv && *cenv) {
+      char* rest = nullptr;
+      const long c = std::strtol(cenv, &rest, 10);
+      if (*rest != '\0' || std::find(chunks.begin(), chunks.end(), c) == chunks.end())
+        throw input_error(fmt::format("CUDABENCH_LLM_ATTN_CHUNK={}: not one of the split sizes {} for max_length {}",
+                                      cenv, fmt::join(chunks, ", "), shape_.max_length));
+      chunks = {static_cast<int>(c)};
+    }
+
+    // Capture: PDL candidates first; if the driver refuses PDL in a graph, plain launches only.
+    const int n = static_cast<int>(chunks.size());
     bool have_pdl = false;
-    if (!force_plain) {
-      try {
-        decode_graph_[1].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, true); });
-        have_pdl = true;
-      } catch (const cuda_error&) {
-        decode_graph_[1].reset();
-        (void)cudaGetLastError();  // not supported here: plain launches only
+    for (int i = 0; i < 2 * n; ++i) {
+      const bool pdl = i < n;
+      attn_shape_.chunk = chunks[i % n];
+      programmatic_[i] = pdl;
+      chunk_[i] = attn_shape_.chunk;
+      if (pdl && (force_plain || (i > 0 && !have_pdl))) continue;
+      if (!pdl && force_pdl && have_pdl) continue;
+      if (pdl) {
+        try {
+          graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, true); });
+          have_pdl = true;
+        } catch (const cuda_error&) {
+          graphs_[i].reset();
+          (void)cudaGetLastError();  // not supported here: plain launches only
+        }
+      } else {
+        graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, false); });
       }
     }
-    if (have_pdl && force_pdl) {
-      chosen_graph_ = 1;
-      graph_summary_ = "decode graph with programmatic dependent launch (forced)";
-      return;
-    }
-    decode_graph_[0].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, false); });
-    chosen_graph_ = 0;
-    if (!have_pdl) {
-      graph_summary_ = force_plain ? "decode graph with plain launches (forced)"
-                                   : "decode graph with plain launches (programmatic launch not supported here)";
-      return;
-    }
-    // Replays from position 0 (the prefill later rewrites every cache row and token they touch,
-    // and the argmax never advances past max_length - 1, so any number of replays is safe).
-    const int steps = std::min(8, std::max(1, shape_.max_length - 1));
-    float best[2] = {0.0f, 0.0f};
-    cuda_event begin, end;
-    for (int round = 0; round <= 3; ++round) {
-      for (int g = 0; g < 2; ++g) {
-        CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
-        decode_graph_[g].launch(s);  // warm: first replay pays the graph upload
-        CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
-        for (int i = 0; i < steps; ++i) decode_graph_[g].launch(s);
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
-        CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-        float ms = 0.0f;
-        CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
-        if (round > 0 && (round == 1 || ms < best[g])) best[g] = ms;  // round 0 warms up
+    attn_shape_.chunk = chunk0;
+
+    std::vector<int> live;
+    for (int i = 0; i < 2 * n; ++i)
+      if (graphs_[i]) live.push_back(i);
+    chosen_graph_ = live.front();
+    std::string timings;
+    if (live.size() > 1) {
+      // Replays around the middle of the generation (attention cost grows with the position);
+      // the prefill later rewrites every cache row and token they touch, and the argmax never
+      // advances past max_length - 1, so any number of replays is safe.
+      const int steps = std::min(8, std::max(1, shape_.max_length - 1));
+      const int start = std::max(0, (shape_.prompt_tokens + shape_.max_length) / 2 - steps);
+      std::vector<float> best(2 * n, 0.0f);
+      cuda_event begin, end;
+      for (int round = 0; round <= 2; ++round) {  // round 0 warms up (the first replay uploads the graph)
+        for (int i : live) {
+          CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(pos_.get(), &start, sizeof(int), cudaMemcpyHostToDevice, s));
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
+          for (int r = 0; r < steps; ++r) graphs_[i].launch(s);
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
+          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+          float ms = 0.0f;
+          CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+          if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
+        }
       }
+      for (int i : live) {
+        if (best[i] < best[chosen_graph_]) chosen_graph_ = i;
+        timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic_[i] ? "PDL" : "plain",
+                               chunk_[i], best[i] / steps);
+      }
+      timings = " (timed per step: " + timings + ")";
     }
-    chosen_graph_ = best[1] <= best[0] ? 1 : 0;
-    decode_graph_[1 - chosen_graph_].reset();
-    graph_summary_ = fmt::format("decode graph with {} (timed {:.3f} ms/step with PDL, {:.3f} without)",
-                                 chosen_graph_ == 1 ? "programmatic dependent launch" : "plain launches",
-                                 best[1] / steps, best[0] / steps);
+    for (int i = 0; i < 2 * n; ++i)
+      if (i != chosen_graph_) graphs_[i].reset();
+    std::string how = programmatic_[chosen_graph_] ? "programmatic dependent launch" : "plain launches";
+    if (force_plain || (force_pdl && have_pdl)) how += " (forced)";
+    else if (!have_pdl) how += " (programmatic launch not supported here)";
+    graph_summary_ = fmt::format("decode graph with {}, attention split {} positions{}", how, chunk_[chosen_graph_],
+                                 timings);
+
     // Back to the constructor's state: the replays wrote tokens, cache rows and the position.
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), s));
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
@@ -418,10 +453,12 @@ class engine_impl final : public engine {
 
   std::unique_ptr<blaslt_context> lt_;
   std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
-  // The decode step captured with plain launches [0] and with programmatic dependent launch [1];
-  // setup keeps the faster (the other is released).
-  graph_exec decode_graph_[2];
-  bool programmatic_[2] = {false, true};
+  // The decode step captured per tuning candidate (capture_decode_graph: PDL or not, attention
+  // split size); setup keeps the fastest, graphs_[chosen_graph_], and releases the others.
+  static constexpr int kGraphCandidates = 2 * kChunkCandidates;
+  graph_exec graphs_[kGraphCandidates];
+  bool programmatic_[kGraphCandidates] = {};
+  int chunk_[kGraphCandidates] = {};
   int chosen_graph_ = 0;
   int gemv_variant_[kGemvSites] = {};
   std::string gemv_summary_, graph_summary_, tuning_;

@@ -10,9 +10,9 @@
 //                     lm_head GEMV, argmax writes tokens[pos + 1] and advances pos. Nothing on the
 //                     host between steps.
 //   Setup autotunes the step (engine.cpp): each GEMV call site gets the fastest of the launch
-//   variants in gemv.cuh, timed on the real weights; the graph is captured with plain launches and,
-//   where the driver allows, with programmatic dependent launch (kernels/llm/launch.cuh), and the
-//   faster of the two is kept. tuning() reports the choices.
+//   variants in gemv.cuh, timed on the real weights; the graph is captured for each attention split
+//   size candidate, with plain launches and, where the driver allows, with programmatic dependent
+//   launch (kernels/llm/launch.cuh), and the fastest is kept. tuning() reports the choices.
 //   generate(stream) = prefill + decode(max_length - prompt_tokens - 1): max_length tokens in all.
 //
 // Everything is allocated through device_buffer (counted by the harness, capped by --mem-limit).
