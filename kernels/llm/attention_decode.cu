@@ -3,8 +3,8 @@
 // (fp32, pre-scaled) and the chunk's scores. A warp scores one key at a time for all heads of the
 // group (lane d holds K[d], d = lane + 32 j); softmax statistics per head; then threads own
 // (head, d) outputs and sum p_t V[t][d] over the chunk (consecutive threads read consecutive d).
-// Merge kernel: grid num_heads; each thread recomputes the splits' global max and sum (<= 64
-// splits, from L1) and combines its dimensions.
+// Merge kernel: grid num_heads; each warp computes the splits' global max and sum lane-parallel,
+// then each thread combines its dimensions over the splits.
 #include "kernels/llm/attention_decode.cuh"
 
 #include <cassert>
@@ -98,10 +98,15 @@ __global__ void __launch_bounds__(kThreads)
   pdl_wait();
   const int used = (*pos + 1 + s.chunk - 1) / s.chunk;
   const float* ml = partial_ml + static_cast<std::size_t>(head) * splits * 2;
+  // Global max and sum: every warp computes them (identically) with its lanes over the splits,
+  // one L2 round trip for up to 32 splits instead of a serial walk per thread.
+  const int lane = threadIdx.x % 32;
   float m = -INFINITY;
-  for (int i = 0; i < used; ++i) m = fmaxf(m, ml[2 * i]);
+  for (int i = lane; i < used; i += 32) m = fmaxf(m, ml[2 * i]);
+  m = warp_max(m);
   float l = 0.0f;
-  for (int i = 0; i < used; ++i) l += ml[2 * i + 1] * expf(ml[2 * i] - m);
+  for (int i = lane; i < used; i += 32) l += ml[2 * i + 1] * expf(ml[2 * i] - m);
+  l = warp_sum(l);
   const float inv_l = 1.0f / l;
   const float* po = partial_out + static_cast<std::size_t>(head) * splits * hd;
   for (int d = threadIdx.x; d < hd; d += kThreads) {

@@ -14,6 +14,17 @@
 //    silu(gate)·up), so a decoder layer is five GEMV-class launches plus attention.
 // Rows whose length is not a multiple of 8 (intermediate size 700, say) fall back to 8-, 4- or
 // 2-byte packs, so any shape runs; only the 16-byte path is tuned.
+//
+// Variants (16-byte path only; narrower packs always run variant 0). Which one streams a given
+// matrix fastest depends on its shape (wave quantisation of ceil(n / W) blocks over the SMs, how
+// much of a row is in flight before the prologue), so the engine times them at setup on the real
+// weights and keeps the fastest per call site. The dot products are summed in the same order by
+// every variant; only the RMSNorm prologue's sum of squares is reduced over a different number of
+// threads, so with that prologue results may differ in the last bit between variants:
+//   0: 8 warps (rows) per block, 8 packs per lane in flight    (the original shape)
+//   1: 4 warps per block,        8 packs in flight             (twice the blocks: smaller tail)
+//   2: 8 warps per block,       16 packs in flight             (a whole 4096-row in flight per warp)
+//   3: 4 warps per block,       16 packs in flight
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -42,7 +53,11 @@ struct gemv_args {
   const T* norm_weight = nullptr;  // [k], rmsnorm input only
   float eps = 0.0f;
   void* y = nullptr;               // [n] of T, or float for store_f32
+  int variant = 0;                 // launch shape, 0 .. kGemvVariants - 1 (see above)
 };
+
+constexpr int kGemvVariants = 4;
+const char* gemv_variant_name(int variant);  // "8w/u8", ...
 
 template <class T>
 void gemv(const gemv_args<T>& args, gemv_input in, gemv_output out, cudaStream_t stream);

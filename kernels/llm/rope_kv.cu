@@ -1,7 +1,12 @@
-// See rope_kv.cuh. One block per token; threads walk the (head, pair) rotations of q and k, then
-// the v copy. Accurate cosf/sinf (not the fast intrinsics): angles reach thousands of radians.
+// See rope_kv.cuh. Grid (token, slice): the slice blocks of a token share its (head, pair)
+// rotations of q and k, then its v copy, grid-stride (each rotation reads and writes only its own
+// pair, so blocks never touch the same element). Several blocks per token because decode has one
+// token: a single 128-thread block did 32 serial rotations per thread (Llama-2-7B) on the
+// critical path of every layer. Accurate cosf/sinf (not the fast intrinsics): angles reach
+// thousands of radians.
 #include "kernels/llm/rope_kv.cuh"
 
+#include <algorithm>
 #include <cassert>
 
 #include "cudabench/cuda_check.hpp"
@@ -22,7 +27,8 @@ __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const int* pos_ptr, T* k
   const int half = s.head_dim / 2;
   const int q_dim = s.num_heads * s.head_dim, kv_dim = s.num_kv_heads * s.head_dim;
 
-  for (int idx = threadIdx.x; idx < (s.num_heads + s.num_kv_heads) * half; idx += blockDim.x) {
+  const int first = blockIdx.y * blockDim.x + threadIdx.x, stride = gridDim.y * blockDim.x;
+  for (int idx = first; idx < (s.num_heads + s.num_kv_heads) * half; idx += stride) {
     const int head = idx / half, i = idx % half;  // heads >= num_heads are k heads
     const float inv_freq = 1.0f / powf(s.rope_theta, static_cast<float>(2 * i) / static_cast<float>(s.head_dim));
     const float angle = static_cast<float>(p) * inv_freq;
@@ -41,7 +47,7 @@ __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const int* pos_ptr, T* k
     }
   }
   const T* vsrc = row + q_dim + kv_dim;
-  for (int idx = threadIdx.x; idx < kv_dim; idx += blockDim.x) {
+  for (int idx = first; idx < kv_dim; idx += stride) {
     const int head = idx / s.head_dim, d = idx % s.head_dim;
     v_cache[(static_cast<std::size_t>(head) * s.max_len + p) * s.head_dim + d] = vsrc[idx];
   }
@@ -54,7 +60,12 @@ void rope_kv_append(T* qkv, const rope_kv_shape& s, const int* pos, T* k_cache, 
   assert(qkv && k_cache && v_cache && s.rows > 0 && s.head_dim % 2 == 0 && s.num_heads % s.num_kv_heads == 0);
   assert(!pos || s.rows == 1);
   assert(pos || s.rows <= s.max_len);
-  launch(rope_kv_kernel<T>, dim3(s.rows), dim3(128), 0, stream, qkv, s, pos, k_cache, v_cache);
+  // One thread per rotation of a token (Llama-2-7B: (32 + 32) x 64 = 4096, 32 blocks), at most 32
+  // blocks per token (prefill has rows tokens to spread over the GPU anyway).
+  constexpr int kThreads = 128;
+  const int rotations = (s.num_heads + s.num_kv_heads) * (s.head_dim / 2);
+  const int slices = std::min(32, std::max(1, (rotations + kThreads - 1) / kThreads));
+  launch(rope_kv_kernel<T>, dim3(s.rows, slices), dim3(kThreads), 0, stream, qkv, s, pos, k_cache, v_cache);
 }
 
 template void rope_kv_append<__half>(__half*, const rope_kv_shape&, const int*, __half*, __half*, cudaStream_t);

@@ -142,8 +142,8 @@ llm_config llm_decode_workload::shadow_config(const llm_config& big) {
 }
 
 validation_outcome llm_decode_workload::verify(run_context& ctx) {
-  const std::string graph = engine_->programmatic_launch() ? "decode graph with programmatic dependent launch"
-                                                           : "decode graph with plain launches";
+  // What setup's autotuning chose (GEMV variants per call site, PDL or not) and its timings.
+  const std::string graph = engine_->tuning();
   if (reference_checks_own_model()) {
     validation_outcome v =
         llm::validate_engine(*engine_, source_, prompt_, kCheckTokens, ctx.stream, "model " + config_.name);

@@ -3,7 +3,8 @@
 //
 // One run = one generate to max_length tokens: prefill of the seeded prompt (cuBLASLt GEMMs +
 // causal attention) producing the first token, then max_length - prompt_tokens - 1 replays of a
-// captured decode-step graph (fused GEMVs, flash-decoding, device argmax); no host sync inside.
+// captured decode-step graph (fused GEMVs, flash-decoding, device argmax; kernels chained with
+// programmatic dependent launch where the driver supports it in graphs); no host sync inside.
 // Events recorded inside run() give time to first token and decode time for each repetition.
 //
 // Metrics (headline first): decode_tokens_per_s, tpot_ms, ttft_ms (5 samples each, from the last

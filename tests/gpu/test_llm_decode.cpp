@@ -136,12 +136,19 @@ TEST(LlmDecode, RunAfterVerifyRepeatsTheSameTokens) {
 TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
   REQUIRE_GPU();
   harness h;
+  // Both engines on the same GEMV variant and attention split (the tuner may pick different ones,
+  // which can differ in the last bit), PDL forced on in one and off in the other.
+  ::setenv("CUDABENCH_LLM_GEMV", "0", 1);
+  ::setenv("CUDABENCH_LLM_ATTN_CHUNK", "16", 1);
+  ::setenv("CUDABENCH_LLM_PDL", "1", 1);
   auto with = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
   with->setup(h.ctx);
   ::setenv("CUDABENCH_LLM_PDL", "0", 1);
   auto without = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 48));
   without->setup(h.ctx);
   ::unsetenv("CUDABENCH_LLM_PDL");
+  ::unsetenv("CUDABENCH_LLM_GEMV");
+  ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
   std::printf("decode graph with programmatic dependent launch: %s\n",
               with->engine().programmatic_launch() ? "yes" : "no (not supported here: plain launches)");
   EXPECT_FALSE(without->engine().programmatic_launch());
@@ -149,6 +156,51 @@ TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
   without->run(h.stream);
   EXPECT_EQ(with->engine().read_tokens(h.stream), without->engine().read_tokens(h.stream));
   EXPECT_EQ(with->engine().read_logits(h.stream), without->engine().read_logits(h.stream));  // bitwise
+}
+
+// The setup autotuner may pick any GEMV variant for any call site: the whole model verifies
+// against the CPU reference with each variant forced everywhere, and with the tuner's own choice.
+TEST(LlmDecode, EveryGemvVariantVerifies) {
+  REQUIRE_GPU();
+  for (const char* variant : {"0", "1", "2", "3", ""}) {
+    harness h;
+    if (*variant) ::setenv("CUDABENCH_LLM_GEMV", variant, 1);
+    auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+    w->setup(h.ctx);
+    ::unsetenv("CUDABENCH_LLM_GEMV");
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("GEMV variant %s: passed=%d max_rel_error=%.3g\n  %s\n", *variant ? variant : "tuned", v.passed,
+                v.max_rel_error, w->engine().tuning().c_str());
+    EXPECT_TRUE(v.passed) << v.message;
+    if (*variant) EXPECT_NE(w->engine().tuning().find("forced"), std::string::npos);
+  }
+  harness h;
+  ::setenv("CUDABENCH_LLM_GEMV", "7", 1);
+  auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+  EXPECT_THROW(bad->setup(h.ctx), input_error);
+  ::unsetenv("CUDABENCH_LLM_GEMV");
+}
+
+// Likewise for the attention split size (max_length 40: 8, 16 or 32 positions per block).
+TEST(LlmDecode, EveryAttentionSplitVerifies) {
+  REQUIRE_GPU();
+  for (const char* chunk : {"8", "16", "32"}) {
+    harness h;
+    ::setenv("CUDABENCH_LLM_ATTN_CHUNK", chunk, 1);
+    auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+    w->setup(h.ctx);
+    ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
+    const validation_outcome v = w->verify(h.ctx);
+    std::printf("attention split %s: passed=%d max_rel_error=%.3g\n  %s\n", chunk, v.passed, v.max_rel_error,
+                w->engine().tuning().c_str());
+    EXPECT_TRUE(v.passed) << v.message;
+    EXPECT_NE(w->engine().tuning().find(std::string("attention split ") + chunk + " positions"), std::string::npos);
+  }
+  harness h;
+  ::setenv("CUDABENCH_LLM_ATTN_CHUNK", "12", 1);
+  auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+  EXPECT_THROW(bad->setup(h.ctx), input_error);
+  ::unsetenv("CUDABENCH_LLM_ATTN_CHUNK");
 }
 
 TEST(LlmDecode, CorruptedWeightsFailVerification) {
@@ -177,6 +229,35 @@ TEST(LlmDecode, Llama2_7bValidatesThroughItsShadowConfig) {
   EXPECT_TRUE(v.passed) << v.message;
   EXPECT_NE(v.message.find("shadow of llama-2-7b"), std::string::npos);
   EXPECT_NEAR(w->engine().weight_bytes() / 1e9, 13.47683, 1e-4);
+}
+
+// Not a benchmark (the suite is): prints the seed configuration's numbers with programmatic launch
+// on and off, so a test run already shows where decode stands against the ~3.1 ms/token floor.
+TEST(LlmDecode, Llama2_7bTimingPrintout) {
+  REQUIRE_GPU();
+  for (const char* pdl : {"1", "0"}) {
+    harness h;
+    ::setenv("CUDABENCH_LLM_PDL", pdl, 1);
+    auto w = make_workload(make_spec("llama-2-7b", "random", "fp16", 128, 256));
+    w->setup(h.ctx);
+    ::unsetenv("CUDABENCH_LLM_PDL");
+    w->run(h.stream);  // warm-up
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(h.stream));
+    for (int rep = 0; rep < 3; ++rep) {
+      w->run(h.stream);
+      CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(h.stream));
+      w->after_repetition(h.ctx);
+    }
+    measurement m;
+    m.per_run_ms = {1.0};
+    const metric_list ms = w->metrics(m);
+    std::printf("llama-2-7b fp16 128->256, programmatic launch %s: decode %.1f tokens/s, tpot %.3f ms, ttft %.3f ms, "
+                "%.0f GB/s\n  %s\n",
+                w->engine().programmatic_launch() ? "on" : "off", ms[0].second.median, ms[1].second.median,
+                ms[2].second.median, ms[4].second.median, w->engine().tuning().c_str());
+    const auto tokens = w->engine().read_tokens(h.stream);
+    for (int t : tokens) ASSERT_TRUE(t >= 0 && t < 32000);
+  }
 }
 
 TEST(LlmDecode, ParameterErrors) {

@@ -126,22 +126,36 @@ void run_gemv_case(const gemv_case& c) {
     }
   }
 
-  k::gemv_args<__half> args;
-  args.w = dw.get();
-  args.n = c.n;
-  args.k = c.k;
-  args.x = dx.get();
-  args.norm_weight = dnw.get();
-  args.eps = 1e-5f;
-  args.y = c.out == k::gemv_output::store_f32 ? static_cast<void*>(dyf.get()) : static_cast<void*>(dy.get());
-  k::gemv<__half>(args, c.in, c.out, nullptr);
-  const std::vector<float> got =
-      c.out == k::gemv_output::store_f32 ? download(dyf.get(), c.n) : download_half(dy.get(), c.n);
-  const double err = rel_error(got, want);
-  std::printf("gemv n=%d k=%d in=%d out=%d: max rel error %.3g\n", c.n, c.k, static_cast<int>(c.in),
-              static_cast<int>(c.out), err);
-  // fp16 output rounding (2^-11 relative) dominates; fp32 accumulation adds ~1e-6.
-  EXPECT_LT(err, 2e-3) << "n=" << c.n << " k=" << c.k;
+  // Every launch variant (the decode engine's autotuner may pick any of them per call site), each
+  // from a fresh y (add_residual updates it in place).
+  std::vector<float> first;
+  for (int variant = 0; variant < k::kGemvVariants; ++variant) {
+    dy = upload_half(y0);
+    k::gemv_args<__half> args;
+    args.w = dw.get();
+    args.n = c.n;
+    args.k = c.k;
+    args.x = dx.get();
+    args.norm_weight = dnw.get();
+    args.eps = 1e-5f;
+    args.y = c.out == k::gemv_output::store_f32 ? static_cast<void*>(dyf.get()) : static_cast<void*>(dy.get());
+    args.variant = variant;
+    k::gemv<__half>(args, c.in, c.out, nullptr);
+    const std::vector<float> got =
+        c.out == k::gemv_output::store_f32 ? download(dyf.get(), c.n) : download_half(dy.get(), c.n);
+    const double err = rel_error(got, want);
+    std::printf("gemv n=%d k=%d in=%d out=%d variant %s: max rel error %.3g\n", c.n, c.k, static_cast<int>(c.in),
+                static_cast<int>(c.out), k::gemv_variant_name(variant), err);
+    // fp16 output rounding (2^-11 relative) dominates; fp32 accumulation adds ~1e-6.
+    EXPECT_LT(err, 2e-3) << "n=" << c.n << " k=" << c.k << " variant=" << variant;
+    // Each lane sums its packs in the same order in every variant, so without the RMSNorm prologue
+    // (whose block reduction spans a variant-dependent thread count) the results should be
+    // bitwise equal; reported, not required (the compiler may contract differently when unrolled).
+    if (variant == 0) first = got;
+    else if (c.in == k::gemv_input::vector && got != first)
+      std::printf("  (variant %s differs from %s in the last bits)\n", k::gemv_variant_name(variant),
+                  k::gemv_variant_name(0));
+  }
 }
 
 }  // namespace
@@ -191,56 +205,65 @@ TEST(LlmKernels, ResidualRmsnorm) {
 
 TEST(LlmKernels, RopeAndKvAppend) {
   REQUIRE_GPU();
-  const int nh = 4, nkv = 2, hd = 16, rows = 3, max_len = 10;
-  const int stride = (nh + 2 * nkv) * hd;
-  const auto qkv = random_values(rows * stride, 31, -2, 2);
-  for (int decode = 0; decode < 2; ++decode) {
-    auto dqkv = upload_half(qkv);
-    device_buffer<__half> kc(nkv * max_len * hd), vc(nkv * max_len * hd);
-    CUDABENCH_CHECK_CUDA(cudaMemset(kc.get(), 0, kc.bytes()));
-    CUDABENCH_CHECK_CUDA(cudaMemset(vc.get(), 0, vc.bytes()));
-    auto dpos = upload(std::vector<int>{7});
-    k::rope_kv_shape s;
-    s.rows = decode ? 1 : rows;
-    s.qkv_stride = stride;
-    s.num_heads = nh;
-    s.num_kv_heads = nkv;
-    s.head_dim = hd;
-    s.max_len = max_len;
-    s.rope_theta = 10000.0f;
-    k::rope_kv_append<__half>(dqkv.get(), s, decode ? dpos.get() : nullptr, kc.get(), vc.get(), nullptr);
-    const auto got_qkv = download_half(dqkv.get(), rows * stride);
-    const auto got_k = download_half(kc.get(), nkv * max_len * hd), got_v = download_half(vc.get(), nkv * max_len * hd);
-    double worst = 0;
-    for (int r = 0; r < s.rows; ++r) {
-      const int p = decode ? 7 : r;
-      for (int head = 0; head < nh + nkv; ++head)
-        for (int i = 0; i < hd / 2; ++i) {
-          const double ang = p * std::pow(10000.0, -2.0 * i / hd);
-          const double x1 = qkv[r * stride + head * hd + i], x2 = qkv[r * stride + head * hd + i + hd / 2];
-          const double o1 = x1 * std::cos(ang) - x2 * std::sin(ang), o2 = x2 * std::cos(ang) + x1 * std::sin(ang);
-          double g1, g2;
-          if (head < nh) {
-            g1 = got_qkv[r * stride + head * hd + i];
-            g2 = got_qkv[r * stride + head * hd + i + hd / 2];
-          } else {
-            const int base = ((head - nh) * max_len + p) * hd;
-            g1 = got_k[base + i];
-            g2 = got_k[base + i + hd / 2];
+  // A small shape (one block per token), a grouped-query one and Llama-2-7B's heads (several
+  // blocks per token share the rotations: 20 and 32 slices).
+  struct heads {
+    int nh, nkv, hd;
+  };
+  for (const heads shape : {heads{4, 2, 16}, heads{32, 8, 128}, heads{32, 32, 128}}) {
+    const int nh = shape.nh, nkv = shape.nkv, hd = shape.hd, rows = 3, max_len = 10;
+    const int stride = (nh + 2 * nkv) * hd;
+    const auto qkv = random_values(rows * stride, 31, -2, 2);
+    for (int decode = 0; decode < 2; ++decode) {
+      auto dqkv = upload_half(qkv);
+      device_buffer<__half> kc(nkv * max_len * hd), vc(nkv * max_len * hd);
+      CUDABENCH_CHECK_CUDA(cudaMemset(kc.get(), 0, kc.bytes()));
+      CUDABENCH_CHECK_CUDA(cudaMemset(vc.get(), 0, vc.bytes()));
+      auto dpos = upload(std::vector<int>{7});
+      k::rope_kv_shape s;
+      s.rows = decode ? 1 : rows;
+      s.qkv_stride = stride;
+      s.num_heads = nh;
+      s.num_kv_heads = nkv;
+      s.head_dim = hd;
+      s.max_len = max_len;
+      s.rope_theta = 10000.0f;
+      k::rope_kv_append<__half>(dqkv.get(), s, decode ? dpos.get() : nullptr, kc.get(), vc.get(), nullptr);
+      const auto got_qkv = download_half(dqkv.get(), rows * stride);
+      const auto got_k = download_half(kc.get(), nkv * max_len * hd);
+      const auto got_v = download_half(vc.get(), nkv * max_len * hd);
+      double worst = 0;
+      for (int r = 0; r < s.rows; ++r) {
+        const int p = decode ? 7 : r;
+        for (int head = 0; head < nh + nkv; ++head)
+          for (int i = 0; i < hd / 2; ++i) {
+            const double ang = p * std::pow(10000.0, -2.0 * i / hd);
+            const double x1 = qkv[r * stride + head * hd + i], x2 = qkv[r * stride + head * hd + i + hd / 2];
+            const double o1 = x1 * std::cos(ang) - x2 * std::sin(ang), o2 = x2 * std::cos(ang) + x1 * std::sin(ang);
+            double g1, g2;
+            if (head < nh) {
+              g1 = got_qkv[r * stride + head * hd + i];
+              g2 = got_qkv[r * stride + head * hd + i + hd / 2];
+            } else {
+              const int base = ((head - nh) * max_len + p) * hd;
+              g1 = got_k[base + i];
+              g2 = got_k[base + i + hd / 2];
+            }
+            worst = std::max({worst, std::abs(g1 - o1), std::abs(g2 - o2)});
           }
-          worst = std::max({worst, std::abs(g1 - o1), std::abs(g2 - o2)});
+        for (int j = 0; j < nkv * hd; ++j) {
+          const int head = j / hd, d = j % hd;
+          EXPECT_EQ(got_v[(head * max_len + p) * hd + d], qkv[r * stride + (nh + nkv) * hd + j]);
         }
-      for (int j = 0; j < nkv * hd; ++j) {
-        const int head = j / hd, d = j % hd;
-        EXPECT_EQ(got_v[(head * max_len + p) * hd + d], qkv[r * stride + (nh + nkv) * hd + j]);
       }
-    }
-    std::printf("rope (%s): max abs error %.3g (values in [-2.8, 2.8])\n", decode ? "decode" : "prefill", worst);
-    EXPECT_LT(worst, 8e-3);  // a few fp16 roundings of values up to ~2.8
-    // Nothing written at other positions of the cache.
-    for (int p = 0; p < max_len; ++p) {
-      const bool written = decode ? p == 7 : p < rows;
-      if (!written) EXPECT_EQ(got_k[p * hd], 0.0f) << "position " << p;
+      std::printf("rope %d/%d heads of %d (%s): max abs error %.3g (values in [-2.8, 2.8])\n", nh, nkv, hd,
+                  decode ? "decode" : "prefill", worst);
+      EXPECT_LT(worst, 8e-3);  // a few fp16 roundings of values up to ~2.8
+      // Nothing written at other positions of the cache.
+      for (int p = 0; p < max_len; ++p) {
+        const bool written = decode ? p == 7 : p < rows;
+        if (!written) EXPECT_EQ(got_k[p * hd], 0.0f) << "position " << p;
+      }
     }
   }
 }
@@ -266,35 +289,39 @@ std::vector<double> naive_attention(const float* q, const std::vector<float>& kc
 
 TEST(LlmKernels, AttentionDecodeMatchesNaiveSoftmax) {
   REQUIRE_GPU();
-  for (int hd : {32, 128}) {
-    const int nh = 8, nkv = 2, max_len = 300;
-    const auto q = random_values(nh * hd, 41, -2, 2);
-    const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 42, -2, 2);
-    const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 43, -1, 1);
-    auto dq = upload_half(q), dk = upload_half(kc), dv = upload_half(vc);
-    k::attn_decode_shape s;
-    s.num_heads = nh;
-    s.num_kv_heads = nkv;
-    s.head_dim = hd;
-    s.max_len = max_len;
-    s.chunk = 32;
-    s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    device_buffer<float> po(k::attn_decode_partial_floats(s)), pml(k::attn_decode_ml_floats(s));
-    device_buffer<__half> out(nh * hd);
-    for (int pos : {0, 31, 32, 200, max_len - 1}) {
-      auto dpos = upload(std::vector<int>{pos});
-      k::attention_decode<__half>(dq.get(), dk.get(), dv.get(), dpos.get(), s, po.get(), pml.get(), out.get(), nullptr);
-      const auto got = download_half(out.get(), nh * hd);
-      std::vector<double> want;
-      for (int h = 0; h < nh; ++h) {
-        const auto o = naive_attention(q.data() + h * hd, kc, vc, h / (nh / nkv), max_len, hd, pos + 1);
-        want.insert(want.end(), o.begin(), o.end());
+  // Every split size the decode engine's tuner may pick (8, 16, 32 positions per block for the
+  // Llama lengths), at lengths inside, at and across split boundaries.
+  for (int chunk : {8, 16, 32})
+    for (int hd : {32, 128}) {
+      const int nh = 8, nkv = 2, max_len = 300;
+      const auto q = random_values(nh * hd, 41, -2, 2);
+      const auto kc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 42, -2, 2);
+      const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 43, -1, 1);
+      auto dq = upload_half(q), dk = upload_half(kc), dv = upload_half(vc);
+      k::attn_decode_shape s;
+      s.num_heads = nh;
+      s.num_kv_heads = nkv;
+      s.head_dim = hd;
+      s.max_len = max_len;
+      s.chunk = chunk;
+      s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+      device_buffer<float> po(k::attn_decode_partial_floats(s)), pml(k::attn_decode_ml_floats(s));
+      device_buffer<__half> out(nh * hd);
+      for (int pos : {0, 7, 8, 31, 32, 200, max_len - 1}) {
+        auto dpos = upload(std::vector<int>{pos});
+        k::attention_decode<__half>(dq.get(), dk.get(), dv.get(), dpos.get(), s, po.get(), pml.get(), out.get(),
+                                    nullptr);
+        const auto got = download_half(out.get(), nh * hd);
+        std::vector<double> want;
+        for (int h = 0; h < nh; ++h) {
+          const auto o = naive_attention(q.data() + h * hd, kc, vc, h / (nh / nkv), max_len, hd, pos + 1);
+          want.insert(want.end(), o.begin(), o.end());
+        }
+        const double err = rel_error(got, want);
+        std::printf("attention_decode chunk=%d hd=%d len=%d: max rel error %.3g\n", chunk, hd, pos + 1, err);
+        EXPECT_LT(err, 3e-3) << "chunk " << chunk << " hd " << hd << " pos " << pos;
       }
-      const double err = rel_error(got, want);
-      std::printf("attention_decode hd=%d len=%d: max rel error %.3g\n", hd, pos + 1, err);
-      EXPECT_LT(err, 3e-3) << "hd " << hd << " pos " << pos;
     }
-  }
 }
 
 TEST(LlmKernels, AttentionPrefillIsCausal) {

@@ -67,9 +67,11 @@ class graph_exec {
       throw;
     }
     CUDABENCH_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-    const cudaError_t err = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphExec_t exec = nullptr;  // assigned only on success: a failed instantiate leaves us empty
+    const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
     CUDABENCH_CHECK_CUDA(err);
+    exec_ = exec;
   }
   void launch(cudaStream_t stream) const { CUDABENCH_CHECK_CUDA(cudaGraphLaunch(exec_, stream)); }
   explicit operator bool() const { return exec_ != nullptr; }

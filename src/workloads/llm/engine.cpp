@@ -2,14 +2,18 @@
 // enqueue_decode_step(). One class template serves fp16 and bf16.
 #include "workloads/llm/engine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
@@ -32,10 +36,17 @@ namespace {
 
 namespace k = cudabench::kernels::llm;
 
-// Decode attention splits: 32 positions per block, doubled until at most 64 splits (the merge
-// kernel walks all splits per thread).
-int decode_chunk(int max_len) {
-  int chunk = 32;
+// The decode step's GEMV call sites; each gets its own tuned launch variant (gemv.cuh).
+enum gemv_site { site_qkv, site_o, site_gate_up, site_down, site_lm_head, kGemvSites };
+constexpr const char* kSiteNames[kGemvSites] = {"qkv", "o", "gate_up", "down", "lm_head"};
+
+// Decode attention split sizes the setup tuner tries: the smallest power of two >= 8 positions
+// per block that keeps at most 64 splits (the merge kernel walks all splits per thread), and its
+// double and quadruple. Small chunks spread a short sequence over more blocks (less serial work
+// per block), large ones do less merging; the workspace is sized for the first.
+constexpr int kChunkCandidates = 3;
+int smallest_decode_chunk(int max_len) {
+  int chunk = 8;
   while ((max_len + chunk - 1) / chunk > 64) chunk *= 2;
   return chunk;
 }
@@ -74,7 +85,7 @@ class engine_impl final : public engine {
     attn_shape_.num_kv_heads = c.num_kv_heads;
     attn_shape_.head_dim = c.head_dim;
     attn_shape_.max_len = L;
-    attn_shape_.chunk = decode_chunk(L);
+    attn_shape_.chunk = smallest_decode_chunk(L);  // workspace for the most splits; tuned below
     attn_shape_.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
     part_o_ = device_buffer<float>(k::attn_decode_partial_floats(attn_shape_));
     part_ml_ = device_buffer<float>(k::attn_decode_ml_floats(attn_shape_));
@@ -94,7 +105,9 @@ class engine_impl final : public engine {
     gemm_down_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, I, types));
 
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
+    tune_gemv_variants();
     capture_decode_graph();
+    tuning_ = fmt::format("decode GEMV variants {}; {}", gemv_summary_, graph_summary_);
   }
 
   const llm_config& config() const override { return cfg_; }
@@ -129,7 +142,7 @@ class engine_impl final : public engine {
   void prefill(cudaStream_t stream) override { enqueue_prefill(stream); }
 
   void decode(int steps, cudaStream_t stream) override {
-    for (int i = 0; i < steps; ++i) decode_graph_.launch(stream);
+    for (int i = 0; i < steps; ++i) graphs_[chosen_graph_].launch(stream);
   }
 
   std::vector<float> read_logits(cudaStream_t stream) const override {
@@ -149,7 +162,8 @@ class engine_impl final : public engine {
   }
 
   void* weight_data() override { return weights_.get(); }
-  bool programmatic_launch() const override { return programmatic_; }
+  bool programmatic_launch() const override { return programmatic_[chosen_graph_]; }
+  const std::string& tuning() const override { return tuning_; }
 
  private:
   T* w(std::size_t offset) const { return weights_.get() + offset; }
@@ -173,7 +187,7 @@ class engine_impl final : public engine {
 
   // One GEMV launch (gemv.cuh): y[n] = W[n, kdim] x, with the given prologue/epilogue.
   void gemv(const T* weight, int n, int kdim, const T* x, const T* norm, void* y, k::gemv_input in,
-            k::gemv_output out, cudaStream_t s) const {
+            k::gemv_output out, cudaStream_t s, int variant = 0) const {
     k::gemv_args<T> a;
     a.w = weight;
     a.n = n;
@@ -182,6 +196,7 @@ class engine_impl final : public engine {
     a.norm_weight = norm;
     a.eps = static_cast<float>(cfg_.rms_norm_eps);
     a.y = y;
+    a.variant = variant;
     k::gemv<T>(a, in, out, s);
   }
 
@@ -220,45 +235,206 @@ class engine_impl final : public engine {
     k::argmax_next_token(logits_.get(), cfg_.vocab_size, tokens_.get(), shape_.max_length, pos_.get(), P - 1, s);
   }
 
-  // Capture with programmatic dependent launch (launch.cuh) where the driver takes it in a graph,
-  // plain launches otherwise; CUDABENCH_LLM_PDL=0 forces plain launches (for A/B timing).
+  // One decode-step GEMV of `site` in layer `l` (ignored for lm_head) with launch variant v: the
+  // same arguments enqueue_decode_step() passes.
+  void enqueue_site_gemv(int site, int l, int v, cudaStream_t s) const {
+    const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
+    const layer_offsets& o = layout_.layers[l];
+    switch (site) {
+      case site_qkv:
+        gemv(w(o.wqkv), cfg_.qkv_rows(), H, h_.get(), w(o.in_norm), qkv_.get(), k::gemv_input::rmsnorm,
+             k::gemv_output::store, s, v);
+        break;
+      case site_o:
+        gemv(w(o.wo), H, cfg_.q_dim(), attn_.get(), nullptr, h_.get(), k::gemv_input::vector,
+             k::gemv_output::add_residual, s, v);
+        break;
+      case site_gate_up:
+        gemv(w(o.wgu), I, H, h_.get(), w(o.post_norm), act_.get(), k::gemv_input::rmsnorm, k::gemv_output::swiglu, s,
+             v);
+        break;
+      case site_down:
+        gemv(w(o.wd), H, I, act_.get(), nullptr, h_.get(), k::gemv_input::vector, k::gemv_output::add_residual, s, v);
+        break;
+      default:
+        gemv(w(layout_.lm_head), cfg_.vocab_size, H, h_.get(), w(layout_.final_norm), logits_.get(),
+             k::gemv_input::rmsnorm, k::gemv_output::store_f32, s, v);
+        break;
+    }
+  }
+
+  // Activations the tuning launches read and write: zeroed before (defined inputs) and after (the
+  // engine starts from the state the constructor leaves, whatever tuning ran).
+  void clear_scratch(cudaStream_t s) {
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(h_.get(), 0, h_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(qkv_.get(), 0, qkv_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(attn_.get(), 0, attn_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(act_.get(), 0, act_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(logits_.get(), 0, logits_.bytes(), s));
+  }
+
+  // Setup-time autotuning of the GEMV launch shape per call site: each variant runs the site's
+  // GEMV over every layer's matrix (different weights each launch, so the timing streams from
+  // DRAM, not from the 50 MB L2) a few rounds, timed with events; the fastest round wins. All
+  // variants compute the same thing (tests/gpu/test_llm_kernels.cpp checks each against the CPU),
+  // so the choice only moves time. Llama-2-7B: 4 variants x 6 rounds x ~13 GB / 4 TB/s ~ 80 ms.
+  // CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere.
+  void tune_gemv_variants() {
+    const cudaStream_t s = stream_.get();
+    if (const char* env = std::getenv("CUDABENCH_LLM_GEMV"); env && *env) {
+      char* rest = nullptr;
+      const long v = std::strtol(env, &rest, 10);
+      if (*rest != '\0' || v < 0 || v >= k::kGemvVariants)
+        throw input_error(fmt::format("CUDABENCH_LLM_GEMV={}: not a GEMV variant (0..{})", env, k::kGemvVariants - 1));
+      for (int& site : gemv_variant_) site = static_cast<int>(v);
+      gemv_summary_ = fmt::format("forced to {} by CUDABENCH_LLM_GEMV", k::gemv_variant_name(static_cast<int>(v)));
+      return;
+    }
+    clear_scratch(s);
+    cuda_event begin, end;
+    constexpr int kRounds = 5;  // after one warm-up round
+    gemv_summary_.clear();
+    for (int site = 0; site < kGemvSites; ++site) {
+      const int launches = site == site_lm_head ? 1 : cfg_.num_layers;
+      float best_ms = 0.0f;
+      for (int v = 0; v < k::kGemvVariants; ++v) {
+        float variant_ms = 0.0f;
+        for (int round = 0; round <= kRounds; ++round) {
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
+          for (int l = 0; l < launches; ++l) enqueue_site_gemv(site, l, v, s);
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
+          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+          float ms = 0.0f;
+          CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+          if (round > 0 && (round == 1 || ms < variant_ms)) variant_ms = ms;
+        }
+        if (v == 0 || variant_ms < best_ms) {
+          best_ms = variant_ms;
+          gemv_variant_[site] = v;
+        }
+      }
+      gemv_summary_ += fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
+                                   k::gemv_variant_name(gemv_variant_[site]), 1000.0f * best_ms / launches);
+    }
+    clear_scratch(s);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
+  }
+
+  // Captures the decode graph for every candidate (attention split size x plain launches or
+  // programmatic dependent launch (launch.cuh), the latter where the driver takes it in a graph),
+  // times a few replays of each, interleaved, at a position halfway through the generation, and
+  // keeps the fastest. PDL overlaps each kernel's start with its predecessor's tail, but whether
+  // that wins depends on the driver and on how neighbouring kernels' blocks share the SMs.
+  // CUDABENCH_LLM_PDL=0 / =1 forces plain / PDL (PDL falls back to plain where unsupported);
+  // CUDABENCH_LLM_ATTN_CHUNK=<n> forces the split size (one of the candidates).
   void capture_decode_graph() {
+    const cudaStream_t s = stream_.get();
     const char* env = std::getenv("CUDABENCH_LLM_PDL");
-    if (!(env && std::strcmp(env, "0") == 0)) {
-      try {
-        programmatic_ = true;
-        decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
-        return;
-      } catch (const cuda_error&) {
-        programmatic_ = false;
-        (void)cudaGetLastError();  // not supported here: fall back to plain launches
+    const bool force_plain = env && std::strcmp(env, "0") == 0;
+    const bool force_pdl = env && std::strcmp(env, "1") == 0;
+    const int chunk0 = attn_shape_.chunk;
+    std::vector<int> chunks;
+    for (int i = 0; i < kChunkCandidates; ++i) chunks.push_back(chunk0 << i);
+    if (const char* cenv = std::getenv("CUDABENCH_LLM_ATTN_CHUNK"); cenv && *cenv) {
+      char* rest = nullptr;
+      const long c = std::strtol(cenv, &rest, 10);
+      if (*rest != '\0' || std::find(chunks.begin(), chunks.end(), c) == chunks.end())
+        throw input_error(fmt::format("CUDABENCH_LLM_ATTN_CHUNK={}: not one of the split sizes {} for max_length {}",
+                                      cenv, fmt::join(chunks, ", "), shape_.max_length));
+      chunks = {static_cast<int>(c)};
+    }
+
+    // Capture: PDL candidates first; if the driver refuses PDL in a graph, plain launches only.
+    const int n = static_cast<int>(chunks.size());
+    bool have_pdl = false;
+    for (int i = 0; i < 2 * n; ++i) {
+      const bool pdl = i < n;
+      attn_shape_.chunk = chunks[i % n];
+      programmatic_[i] = pdl;
+      chunk_[i] = attn_shape_.chunk;
+      if (pdl && (force_plain || (i > 0 && !have_pdl))) continue;
+      if (!pdl && force_pdl && have_pdl) continue;
+      if (pdl) {
+        try {
+          graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, true); });
+          have_pdl = true;
+        } catch (const cuda_error&) {
+          graphs_[i].reset();
+          (void)cudaGetLastError();  // not supported here: plain launches only
+        }
+      } else {
+        graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, false); });
       }
     }
-    decode_graph_.capture(stream_.get(), [this](cudaStream_t s) { enqueue_decode_step(s); });
+    attn_shape_.chunk = chunk0;
+
+    std::vector<int> live;
+    for (int i = 0; i < 2 * n; ++i)
+      if (graphs_[i]) live.push_back(i);
+    chosen_graph_ = live.front();
+    std::string timings;
+    if (live.size() > 1) {
+      // Replays around the middle of the generation (attention cost grows with the position);
+      // the prefill later rewrites every cache row and token they touch, and the argmax never
+      // advances past max_length - 1, so any number of replays is safe.
+      const int steps = std::min(8, std::max(1, shape_.max_length - 1));
+      const int start = std::max(0, (shape_.prompt_tokens + shape_.max_length) / 2 - steps);
+      std::vector<float> best(2 * n, 0.0f);
+      cuda_event begin, end;
+      for (int round = 0; round <= 2; ++round) {  // round 0 warms up (the first replay uploads the graph)
+        for (int i : live) {
+          CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(pos_.get(), &start, sizeof(int), cudaMemcpyHostToDevice, s));
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
+          for (int r = 0; r < steps; ++r) graphs_[i].launch(s);
+          CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
+          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+          float ms = 0.0f;
+          CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+          if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
+        }
+      }
+      for (int i : live) {
+        if (best[i] < best[chosen_graph_]) chosen_graph_ = i;
+        timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic_[i] ? "PDL" : "plain",
+                               chunk_[i], best[i] / steps);
+      }
+      timings = " (timed per step: " + timings + ")";
+    }
+    for (int i = 0; i < 2 * n; ++i)
+      if (i != chosen_graph_) graphs_[i].reset();
+    std::string how = programmatic_[chosen_graph_] ? "programmatic dependent launch" : "plain launches";
+    if (force_plain || (force_pdl && have_pdl)) how += " (forced)";
+    else if (!have_pdl) how += " (programmatic launch not supported here)";
+    graph_summary_ = fmt::format("decode graph with {}, attention split {} positions{}", how, chunk_[chosen_graph_],
+                                 timings);
+
+    // Back to the constructor's state: the replays wrote tokens, cache rows and the position.
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(k_cache_.get(), 0, k_cache_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), s));
+    clear_scratch(s);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
   }
 
   // One decode step; captured once into decode_graph_. Row 0 of the activation buffers is the
   // token's; h is the residual stream, updated in place by the o_proj and down_proj epilogues.
-  void enqueue_decode_step(cudaStream_t s) {
-    const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
+  void enqueue_decode_step(cudaStream_t s, bool programmatic) {
+    const int H = cfg_.hidden_size;
     k::embedding<T>(w(layout_.embed), cfg_.vocab_size, H, tokens_.get(), pos_.get(), 1, h_.get(), s);
     // Every kernel after the first may overlap its predecessor's tail (the first follows the
     // previous replay's argmax in plain stream order).
-    k::programmatic_launch_scope pdl(programmatic_);
+    k::programmatic_launch_scope pdl(programmatic);
     for (int l = 0; l < cfg_.num_layers; ++l) {
-      const layer_offsets& o = layout_.layers[l];
-      gemv(w(o.wqkv), cfg_.qkv_rows(), H, h_.get(), w(o.in_norm), qkv_.get(), k::gemv_input::rmsnorm,
-           k::gemv_output::store, s);
+      enqueue_site_gemv(site_qkv, l, gemv_variant_[site_qkv], s);
       k::rope_kv_append<T>(qkv_.get(), rope_shape(1), pos_.get(), k_layer(l), v_layer(l), s);
       k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(),
                              part_ml_.get(), attn_.get(), s);
-      gemv(w(o.wo), H, cfg_.q_dim(), attn_.get(), nullptr, h_.get(), k::gemv_input::vector,
-           k::gemv_output::add_residual, s);
-      gemv(w(o.wgu), I, H, h_.get(), w(o.post_norm), act_.get(), k::gemv_input::rmsnorm, k::gemv_output::swiglu, s);
-      gemv(w(o.wd), H, I, act_.get(), nullptr, h_.get(), k::gemv_input::vector, k::gemv_output::add_residual, s);
+      enqueue_site_gemv(site_o, l, gemv_variant_[site_o], s);
+      enqueue_site_gemv(site_gate_up, l, gemv_variant_[site_gate_up], s);
+      enqueue_site_gemv(site_down, l, gemv_variant_[site_down], s);
     }
-    gemv(w(layout_.lm_head), cfg_.vocab_size, H, h_.get(), w(layout_.final_norm), logits_.get(),
-         k::gemv_input::rmsnorm, k::gemv_output::store_f32, s);
+    enqueue_site_gemv(site_lm_head, 0, gemv_variant_[site_lm_head], s);
     k::argmax_next_token(logits_.get(), cfg_.vocab_size, tokens_.get(), shape_.max_length, pos_.get(), -1, s);
   }
 
@@ -277,8 +453,15 @@ class engine_impl final : public engine {
 
   std::unique_ptr<blaslt_context> lt_;
   std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
-  graph_exec decode_graph_;
-  bool programmatic_ = false;
+  // The decode step captured per tuning candidate (capture_decode_graph: PDL or not, attention
+  // split size); setup keeps the fastest, graphs_[chosen_graph_], and releases the others.
+  static constexpr int kGraphCandidates = 2 * kChunkCandidates;
+  graph_exec graphs_[kGraphCandidates];
+  bool programmatic_[kGraphCandidates] = {};
+  int chunk_[kGraphCandidates] = {};
+  int chosen_graph_ = 0;
+  int gemv_variant_[kGemvSites] = {};
+  std::string gemv_summary_, graph_summary_, tuning_;
 };
 
 }  // namespace

@@ -9,12 +9,17 @@
 //                     embed tokens[pos], every layer through fused GEMVs and flash-decoding,
 //                     lm_head GEMV, argmax writes tokens[pos + 1] and advances pos. Nothing on the
 //                     host between steps.
+//   Setup autotunes the step (engine.cpp): each GEMV call site gets the fastest of the launch
+//   variants in gemv.cuh, timed on the real weights; the graph is captured for each attention split
+//   size candidate, with plain launches and, where the driver allows, with programmatic dependent
+//   launch (kernels/llm/launch.cuh), and the fastest is kept. tuning() reports the choices.
 //   generate(stream) = prefill + decode(max_length - prompt_tokens - 1): max_length tokens in all.
 //
 // Everything is allocated through device_buffer (counted by the harness, capped by --mem-limit).
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -62,8 +67,12 @@ class engine {
 
   // For tests that corrupt the weights: element 0 of the device weight buffer (run dtype).
   virtual void* weight_data() = 0;
-  // Was the decode graph captured with programmatic dependent launch (kernels/llm/launch.cuh)?
+  // Was the decode graph kept the one captured with programmatic dependent launch
+  // (kernels/llm/launch.cuh)?
   virtual bool programmatic_launch() const = 0;
+  // What setup's autotuning chose (GEMV launch variant per call site, PDL or not) and the timings
+  // it chose by, for the validation message.
+  virtual const std::string& tuning() const = 0;
 };
 
 // Builds the engine: allocates, fills or loads the weights, plans the GEMMs, captures the decode
