@@ -1,6 +1,7 @@
 // See attention.cuh. One thread per query row, 128 queries per block, K/V tiles of 32 keys.
 #include "kernels/transformer/attention.cuh"
 
+#include "kernels/transformer/attention_flash_tf32x3.cuh"
 #include "kernels/transformer/attention_tf32x3.cuh"
 
 #include <stdexcept>
@@ -131,9 +132,21 @@ void dispatch(const attention_args& a, cudaStream_t stream) {
 
 }  // namespace
 
+const char* attention_variant_name(attention_variant v) {
+  switch (v) {
+    case attention_variant::cuda_core: return "cuda-core";
+    case attention_variant::tf32x3_two_pass: return "3xTF32 two-pass";
+    case attention_variant::tf32x3_flash: return "3xTF32 flash";
+  }
+  return "?";
+}
+
 bool attention_head_dim_supported(int head_dim) { return head_dim == 16 || head_dim == 32 || head_dim == 64; }
 void attention_forward(const attention_args& a, cudaStream_t stream) {
-  if (a.tensor_cores && !a.fp16 && a.head_dim == 64) return attention_forward_tf32x3(a, stream);
+  if (!a.fp16 && a.head_dim == 64) {
+    if (a.variant == attention_variant::tf32x3_two_pass) return attention_forward_tf32x3(a, stream);
+    if (a.variant == attention_variant::tf32x3_flash) return attention_forward_flash_tf32x3(a, stream);
+  }
   if (a.fp16)
     dispatch<__half>(a, stream);
   else

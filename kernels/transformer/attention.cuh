@@ -16,6 +16,16 @@
 
 namespace cudabench::kernels {
 
+// Which kernel computes fp32 attention with head_dim 64 (fp16 and other head_dims always use the
+// CUDA-core kernel below). The transformer model times the candidates at setup and keeps the
+// fastest (transformer/attention_tuner.hpp); all of them are tested against a CPU reference.
+enum class attention_variant {
+  cuda_core,        // attention_kernel below: one thread per query row, fp32 FMA
+  tf32x3_two_pass,  // attention_tf32x3.cuh: WMMA 3xTF32, max pass then accumulate pass
+  tf32x3_flash,     // attention_flash_tf32x3.cuh: mma.sync 3xTF32, one pass, online softmax
+};
+const char* attention_variant_name(attention_variant v);
+
 struct attention_args {
   const void* q = nullptr;  // first element of head 0 for token 0
   const void* k = nullptr;
@@ -25,13 +35,12 @@ struct attention_args {
   int batch = 0, heads = 0, head_dim = 0;
   int sq = 0, sk = 0;  // query and key sequence lengths (tokens b*sq .. of Q, b*sk .. of K/V)
   bool fp16 = false;   // element type of Q, K, V, O: __half if true, else float (math is fp32)
-  // fp32 with head_dim 64 runs on the tensor cores in 3xTF32 (attention_tf32x3.cuh) unless this
-  // is false; everything else uses the CUDA-core kernel below.
-  bool tensor_cores = true;
+  // Used for fp32 with head_dim 64 only; everything else runs the CUDA-core kernel.
+  attention_variant variant = attention_variant::tf32x3_two_pass;
 };
 
-// head_dim must be 16, 32 or 64 (std::invalid_argument otherwise). Dispatches to the 3xTF32
-// tensor-core kernel where it applies (see attention_args::tensor_cores).
+// head_dim must be 16, 32 or 64 (std::invalid_argument otherwise). Dispatches on
+// attention_args::variant where it applies (fp32, head_dim 64).
 bool attention_head_dim_supported(int head_dim);
 void attention_forward(const attention_args& a, cudaStream_t stream);
 

@@ -51,14 +51,39 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64) {
   EXPECT_LE(v.max_rel_error, 1e-4);
 }
 
-TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64CudaCoreAttention) {
+// Every attention variant the setup-time tuner can pick, through the whole model.
+TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64EveryAttentionVariant) {
   REQUIRE_GPU();
+  for (auto variant : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
+                       kernels::attention_variant::tf32x3_flash}) {
+    transformer::config c = transformer::validation_config(false);
+    c.attention = variant;
+    const validation_outcome v = validate(c, 1);
+    std::printf("%s\n", v.message.c_str());
+    EXPECT_TRUE(v.passed) << kernels::attention_variant_name(variant) << ": " << v.message;
+    EXPECT_LE(v.max_rel_error, 1e-4) << kernels::attention_variant_name(variant);
+  }
+}
+
+// The tuner on a model with several chunks: it picks a variant whose output agrees with the
+// reference, and the model still matches the CPU reference afterwards (tuning wrote only scratch).
+TEST(TransformerMemory, AttentionTunerPicksAWorkingVariant) {
+  REQUIRE_GPU();
+  blaslt_context lt;
   transformer::config c = transformer::validation_config(false);
-  c.tensor_core_attention = false;
-  const validation_outcome v = validate(c, 1);
-  std::printf("%s\n", v.message.c_str());
+  c.src_len = 130;  // not a multiple of any key tile
+  c.tgt_len = 200;
+  c.chunk_tokens = 200;
+  transformer::model m(lt, c);
+  m.init_random(5, nullptr);
+  const std::string summary = m.tune_attention(6, nullptr);
+  std::printf("%s\n", summary.c_str());
+  EXPECT_NE(summary.find("chose"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("rejected"), std::string::npos) << summary;
+  const transformer::host_snapshot snap = transformer::snapshot(m);
+  const validation_outcome v = transformer::compare_with_reference(m, snap, nullptr, 1e-4);
+  std::printf("after tuning (%s): %s\n", kernels::attention_variant_name(m.cfg().attention), v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
-  EXPECT_LE(v.max_rel_error, 1e-4);
 }
 
 TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim16) {
@@ -115,7 +140,8 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
   std::vector<float> hq(q.size()), hkv(kv.size()), ho(o.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpy(hq.data(), q.get(), q.bytes(), cudaMemcpyDeviceToHost));
   CUDABENCH_CHECK_CUDA(cudaMemcpy(hkv.data(), kv.get(), kv.bytes(), cudaMemcpyDeviceToHost));
-  for (bool tc : {true, false}) {
+  for (auto variant : {kernels::attention_variant::tf32x3_flash, kernels::attention_variant::tf32x3_two_pass,
+                       kernels::attention_variant::cuda_core}) {
     kernels::attention_args a;
     a.q = q.get();
     a.k = kv.get();
@@ -128,7 +154,7 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
     a.head_dim = hd;
     a.sq = sq;
     a.sk = sk;
-    a.tensor_cores = tc;
+    a.variant = variant;
     CUDABENCH_CHECK_CUDA(cudaMemset(o.get(), 0xff, o.bytes()));  // NaN: unwritten outputs show
     kernels::attention_forward(a, nullptr);
     CUDABENCH_CHECK_CUDA(cudaMemcpy(ho.data(), o.get(), o.bytes(), cudaMemcpyDeviceToHost));
@@ -156,7 +182,7 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
           }
         }
     std::printf("attention %s, batch %d heads %d sq %d sk %d: max |got-ref|/max(|ref|,1) = %.3g\n",
-                tc ? "3xTF32" : "cuda-core", batch, heads, sq, sk, worst);
+                kernels::attention_variant_name(variant), batch, heads, sq, sk, worst);
     EXPECT_LE(worst, 2e-5);
   }
 }

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/transformer/attention.cuh"
+
 namespace cudabench::transformer {
 
 struct config {
@@ -22,9 +24,15 @@ struct config {
   // stays a fixed size instead of growing with the batch. Validation sets it small to get
   // several chunks.
   std::int64_t chunk_tokens = 8192;
-  // fp32 attention with head_dim 64 on the tensor cores in 3xTF32 (fp32-level accuracy); false
-  // selects the CUDA-core kernel (tests compare both against the CPU reference).
-  bool tensor_core_attention = true;
+  // The kernel for fp32 attention with head_dim 64 (fp16 and other head_dims use the CUDA-core
+  // kernel). model::tune_attention() replaces it with the fastest variant on this GPU; tests run
+  // every variant against the CPU reference.
+  kernels::attention_variant attention = kernels::attention_variant::tf32x3_two_pass;
+
+  // What actually runs for this config's attention.
+  kernels::attention_variant effective_attention() const {
+    return fp16 || head_dim() != 64 ? kernels::attention_variant::cuda_core : attention;
+  }
 
   int head_dim() const { return d_model / nhead; }
   std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }

@@ -11,6 +11,7 @@
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer/attention.cuh"
 #include "kernels/transformer/layernorm.cuh"
+#include "workloads/transformer/attention_tuner.hpp"
 
 namespace cudabench::transformer {
 namespace {
@@ -141,16 +142,15 @@ void model::norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s)
 
 // x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows, processed
 // `chunk_` sequences at a time.
-void model::self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const {
+kernels::attention_args model::self_attention_args(int seq) const {
   const std::int64_t d = cfg_.d_model, m = static_cast<std::int64_t>(chunk_) * seq;
   const std::size_t eb = cfg_.elem_bytes();
   auto* qkv = static_cast<std::byte*>(scratch_at(0));
-  void* attn = scratch_at(3 * m * d);
   kernels::attention_args args;
   args.q = qkv;
   args.k = qkv + d * eb;
   args.v = qkv + 2 * d * eb;
-  args.o = attn;
+  args.o = scratch_at(3 * m * d);
   args.ldq = args.ldk = args.ldv = 3 * d;
   args.ldo = d;
   args.batch = chunk_;
@@ -158,29 +158,34 @@ void model::self_attention(const attention_block& a, void* x, int seq, cudaStrea
   args.head_dim = cfg_.head_dim();
   args.sq = args.sk = seq;
   args.fp16 = cfg_.fp16;
-  args.tensor_cores = cfg_.tensor_core_attention;
+  args.variant = cfg_.attention;
+  return args;
+}
+
+// x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows, processed
+// `chunk_` sequences at a time.
+void model::self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const {
+  const std::int64_t d = cfg_.d_model;
+  const std::size_t eb = cfg_.elem_bytes();
+  const kernels::attention_args args = self_attention_args(seq);
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = static_cast<std::byte*>(x) + static_cast<std::size_t>(b0) * seq * d * eb;
-    a.in.run(a.w_in, xc, qkv, s);
+    a.in.run(a.w_in, xc, const_cast<void*>(args.q), s);
     kernels::attention_forward(args, s);
-    a.out.run(&k_one, a.w_out, attn, &k_one, xc, xc, s);
+    a.out.run(&k_one, a.w_out, args.o, &k_one, xc, xc, s);
   }
 }
 
-// dec_x <- dec_x + out_proj(MHA(dec_x, memory, memory)); memory is the normed encoder output.
-void model::cross_attention(const attention_block& a, cudaStream_t s) const {
+kernels::attention_args model::cross_attention_args() const {
   const std::int64_t d = cfg_.d_model;
   const std::int64_t mt = static_cast<std::int64_t>(chunk_) * cfg_.tgt_len, ms = static_cast<std::int64_t>(chunk_) * cfg_.src_len;
   const std::size_t eb = cfg_.elem_bytes();
-  void* q = scratch_at(0);
   auto* kv = static_cast<std::byte*>(scratch_at(mt * d));
-  void* attn = scratch_at(mt * d + 2 * ms * d);
-  const auto* w_kv = static_cast<const std::byte*>(a.w_in) + static_cast<std::size_t>(d * d) * eb;
   kernels::attention_args args;
-  args.q = q;
+  args.q = scratch_at(0);
   args.k = kv;
   args.v = kv + d * eb;
-  args.o = attn;
+  args.o = scratch_at(mt * d + 2 * ms * d);
   args.ldq = d;
   args.ldk = args.ldv = 2 * d;
   args.ldo = d;
@@ -190,15 +195,41 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
   args.sq = cfg_.tgt_len;
   args.sk = cfg_.src_len;
   args.fp16 = cfg_.fp16;
-  args.tensor_cores = cfg_.tensor_core_attention;
+  args.variant = cfg_.attention;
+  return args;
+}
+
+// dec_x <- dec_x + out_proj(MHA(dec_x, memory, memory)); memory is the normed encoder output.
+void model::cross_attention(const attention_block& a, cudaStream_t s) const {
+  const std::int64_t d = cfg_.d_model;
+  const std::size_t eb = cfg_.elem_bytes();
+  const kernels::attention_args args = cross_attention_args();
+  const auto* w_kv = static_cast<const std::byte*>(a.w_in) + static_cast<std::size_t>(d * d) * eb;
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = dec_x_.get() + static_cast<std::size_t>(b0) * cfg_.tgt_len * d * eb;
     const void* mc = enc_x_.get() + static_cast<std::size_t>(b0) * cfg_.src_len * d * eb;
-    a.in.run(a.w_in, xc, q, s);
-    a.kv->run(w_kv, mc, kv, s);
+    a.in.run(a.w_in, xc, const_cast<void*>(args.q), s);
+    a.kv->run(w_kv, mc, const_cast<void*>(args.k), s);
     kernels::attention_forward(args, s);
-    a.out.run(&k_one, a.w_out, attn, &k_one, xc, xc, s);
+    a.out.run(&k_one, a.w_out, args.o, &k_one, xc, xc, s);
   }
+}
+
+std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream) {
+  if (cfg_.fp16 || cfg_.head_dim() != 64)
+    return "attention: cuda-core (the only kernel for this dtype/head_dim)";
+  // Random Q/K/V: the kernels' speed does not depend on the values, but the check compares
+  // outputs, which should not be degenerate.
+  kernels::fill_uniform(reinterpret_cast<float*>(scratch_.get()), scratch_.bytes() / sizeof(float), seed, -1.f, 1.f, stream);
+  std::vector<attention_workload> shapes;
+  shapes.push_back({self_attention_args(cfg_.src_len), cfg_.encoder_layers * (cfg_.batch / chunk_)});
+  if (cfg_.decoder_layers > 0) {
+    shapes.push_back({self_attention_args(cfg_.tgt_len), cfg_.decoder_layers * (cfg_.batch / chunk_)});
+    shapes.push_back({cross_attention_args(), cfg_.decoder_layers * (cfg_.batch / chunk_)});
+  }
+  const attention_choice c = transformer::tune_attention(shapes, stream);
+  cfg_.attention = c.variant;
+  return "attention: " + c.summary;
 }
 
 // x <- x + linear2(relu(linear1(x))), `chunk_` sequences of length `seq` at a time.

@@ -31,6 +31,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
+#include "kernels/transformer/attention.cuh"
 #include "workloads/transformer/config.hpp"
 #include "workloads/transformer/params.hpp"
 
@@ -42,6 +43,12 @@ class model {
   void init_random(std::uint64_t seed, cudaStream_t stream);          // weights and inputs
   void load_weights(const std::string& safetensors_path, cudaStream_t stream);
   void fill_inputs(std::uint64_t seed, cudaStream_t stream);          // src, tgt in [-1, 1)
+
+  // Times the attention variants on this model's shapes (attention_tuner.hpp) and keeps the
+  // fastest in cfg().attention; returns the tuner's summary. Overwrites the scratch buffer with
+  // random inputs (forward() does not read what it left there), allocates no device memory and
+  // synchronises `stream`. A no-op for configs where only the CUDA-core kernel applies.
+  std::string tune_attention(std::uint64_t seed, cudaStream_t stream);
 
   // Enqueue one forward pass: output() <- Transformer(src, tgt). No allocation, no host sync.
   void forward(cudaStream_t stream) const;
@@ -92,6 +99,8 @@ class model {
                                  bool cross) const;
   ffn_block make_ffn(const std::string& prefix, std::int64_t tokens) const;
   norm_ptrs make_norm(const std::string& prefix) const;
+  kernels::attention_args self_attention_args(int seq) const;  // one chunk, scratch layout below
+  kernels::attention_args cross_attention_args() const;
   void self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const;
   void cross_attention(const attention_block& a, cudaStream_t s) const;
   void feed_forward(const ffn_block& f, void* x, int seq, cudaStream_t s) const;

@@ -51,7 +51,7 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
       "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} vs CPU double reference: "
       "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
-      c.fp16 ? "fp16" : "fp32", c.fp16 || c.head_dim() != 64 || !c.tensor_core_attention ? "cuda-core" : "3xTF32",
+      c.fp16 ? "fp16" : "fp32", kernels::attention_variant_name(c.effective_attention()),
       got.size(), out.max_rel_error, worst, got[worst], ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
