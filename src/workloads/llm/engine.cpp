@@ -33,9 +33,6 @@
 
 namespace cudabench::llm {
 namespace {
-// Setup-time tuning keeps the incumbent (the first candidate) unless a challenger is at least 3%
-// faster, so the choice is stable from one process to the next.
-constexpr float kTuneMargin = 0.97f;
 
 namespace k = cudabench::kernels::llm;
 
@@ -311,9 +308,7 @@ class engine_impl final : public engine {
           CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
           if (round > 0 && (round == 1 || ms < variant_ms)) variant_ms = ms;
         }
-        // A challenger must win by a clear margin: on near-ties the choice would otherwise flip
-        // between processes with timing noise and make A/A comparisons differ.
-        if (v == 0 || variant_ms < kTuneMargin * best_ms) {
+        if (v == 0 || variant_ms < best_ms) {
           best_ms = variant_ms;
           gemv_variant_[site] = v;
         }
@@ -399,7 +394,7 @@ class engine_impl final : public engine {
         }
       }
       for (int i : live) {
-        if (best[i] < kTuneMargin * best[chosen_graph_]) chosen_graph_ = i;
+        if (best[i] < best[chosen_graph_]) chosen_graph_ = i;
         timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic_[i] ? "PDL" : "plain",
                                chunk_[i], best[i] / steps);
       }
