@@ -4,6 +4,7 @@
 #pragma once
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,17 @@ struct kind_schema {
     return nullptr;
   }
 };
+
+// A parameter with the fields every schema sets; callers add choices, ranges, required, in_id.
+inline param_def make_param(std::string name, param_type type, std::string help,
+                            nlohmann::json default_value = nullptr) {
+  param_def p;
+  p.name = std::move(name);
+  p.type = type;
+  p.help = std::move(help);
+  p.default_value = std::move(default_value);
+  return p;
+}
 
 // Kind name -> schema. The CLI fills it from the registry; unit tests build their own.
 using kind_catalog = std::vector<kind_schema>;

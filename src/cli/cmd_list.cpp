@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "core/suite_values.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/registry.hpp"
@@ -27,16 +28,7 @@ struct list_options {
   bool kinds = false;
 };
 
-const char* type_name(param_type t) {
-  switch (t) {
-    case param_type::integer: return "integer";
-    case param_type::number: return "number";
-    case param_type::string: return "string";
-    case param_type::boolean: return "boolean";
-    case param_type::bytes: return "bytes";
-  }
-  return "?";
-}
+using detail::type_name;  // one spelling of type names, shared with the suite parser
 
 std::string scalar_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 

@@ -17,14 +17,6 @@ constexpr int kCheckTokens = 8;  // greedy tokens compared against the reference
 // second) verify() checks the shadow config instead.
 constexpr double kReferenceBudget = 2e9;
 
-param_def make_param(const char* name, param_type type, std::string help) {
-  param_def p;
-  p.name = name;
-  p.type = type;
-  p.help = std::move(help);
-  return p;
-}
-
 std::string preset_list() {
   std::string s;
   for (const auto& n : llm_preset_names()) s += (s.empty() ? "" : ", ") + n;

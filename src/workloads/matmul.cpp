@@ -22,16 +22,6 @@
 
 namespace cudabench {
 
-namespace {
-param_def make_param(std::string name, param_type type, std::string help) {
-  param_def p;
-  p.name = std::move(name);
-  p.type = type;
-  p.help = std::move(help);
-  return p;
-}
-}  // namespace
-
 kind_schema matmul_schema() {
   kind_schema s;
   s.kind = "matmul";

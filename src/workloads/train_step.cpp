@@ -87,15 +87,6 @@ class train_step_workload final : public workload {
   std::unique_ptr<train::mlp_trainer> trainer_;
 };
 
-param_def make_param(const char* name, param_type type, const char* help, nlohmann::json def = nullptr) {
-  param_def p;
-  p.name = name;
-  p.type = type;
-  p.help = help;
-  p.default_value = std::move(def);
-  return p;
-}
-
 }  // namespace
 
 kind_schema train_step_schema() {

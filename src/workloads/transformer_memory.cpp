@@ -89,15 +89,6 @@ class transformer_memory_workload final : public workload {
   std::unique_ptr<transformer::model> model_;
 };
 
-param_def make_param(const char* name, param_type type, const char* help, nlohmann::json def = nullptr) {
-  param_def p;
-  p.name = name;
-  p.type = type;
-  p.help = help;
-  p.default_value = std::move(def);
-  return p;
-}
-
 }  // namespace
 
 kind_schema transformer_memory_schema() {
