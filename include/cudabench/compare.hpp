@@ -1,13 +1,17 @@
 // Compare 2..N result files: match workloads by id (the first file is the baseline), and for each
-// chosen metric give the medians, the change in % (positive = better), a two-sided Mann–Whitney U
-// p-value and a verdict. Also the environment differences between the files. Host-only; the
-// output formats live in report.hpp.
+// chosen metric give the medians, the change in % (positive = better) with its confidence
+// interval, a between-round p-value (round_test.hpp), Holm-adjusted over the rows
+// (multiple_testing.hpp), and a verdict. Also the environment differences between the files, the
+// clock/power context of changed rows and tuning choices that differ. Host-only; the output
+// formats live in report.hpp; docs/statistics.md explains the method.
 #pragma once
 #include <array>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cudabench/result.hpp"
 
@@ -18,7 +22,8 @@ inline constexpr std::size_t verdict_count = 7;
 const char* to_string(verdict v);
 
 struct compare_options {
-  double alpha = 0.05;         // significance level of the U test (p < alpha is significant)
+  double alpha = 0.05;         // family-wise significance level (Holm-adjusted p < alpha is significant)
+  double prior_df = 4;         // weight of the kind's noise floor in the between-round test
   double threshold_pct = 2.0;  // |change| below this is `unchanged`
   std::vector<std::string> metrics;                   // empty: each workload's headline (first) metric
   std::function<bool(const std::string& id)> filter;  // empty: every workload
@@ -31,15 +36,25 @@ struct compare_cell {
   std::string message;         // the workload's message when not ok
   double median = 0;           // valid when present && state == ok
   std::vector<double> samples;
+  std::vector<int> sample_rounds;    // parallel to samples (empty: one round)
+  std::vector<double> round_medians; // one per round
   bool throttled = false;      // clocks.throttled or any throttle reason in this file's run
+  std::optional<double> sm_mhz;      // median SM clock over the repetitions, when recorded
+  std::optional<double> power_w;     // median board power over the repetitions, when recorded
+  nlohmann::ordered_json tuning = nlohmann::ordered_json::object();  // the workload's tuning choices
 };
 
 // One candidate against the baseline.
 struct compare_change {
   verdict outcome = verdict::unchanged;
   std::optional<double> change_pct;  // positive = better; none when not computable (zero baseline, absent, failed)
-  std::optional<double> p_value;     // none when not both sides have samples
+  std::optional<double> ci_low_pct, ci_high_pct;  // (1 - alpha) confidence interval of change_pct
+  std::optional<double> p_value;     // between-round test, before adjustment; none without samples on both sides
+  std::optional<double> p_adjusted;  // Holm-adjusted over this candidate's tested rows
+  int rounds_baseline = 0, rounds_candidate = 0;  // rounds behind each side's median
   std::string note;                  // why: "candidate: oom: ...", "baseline median is 0", ...
+  std::string context;               // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W"
+  bool tuning_differs = false;       // baseline and candidate tuners chose differently
 };
 
 struct compare_row {
@@ -60,7 +75,12 @@ struct env_difference {
 struct comparison {
   std::vector<std::string> labels;   // environment.label per file, duplicates made unique (" (2)")
   std::vector<std::string> sources;  // file names as given
+  std::vector<int> rounds;           // rounds per file
   double alpha = 0.05, threshold_pct = 2.0;
+  std::string method;                // one line naming the test and the correction, for every report
+  // Set when a file has a single round: its between-run noise was not measured, so rows are judged
+  // against the kinds' documented noise floors alone.
+  std::optional<std::string> single_round_warning;
   std::vector<env_difference> env_differences;
   std::optional<std::string> gpu_warning;  // set when the files ran on different GPU models
   std::vector<compare_row> rows;

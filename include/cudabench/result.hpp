@@ -23,6 +23,9 @@ struct metric {
   std::string unit;
   better direction = better::lower;
   std::vector<double> samples;  // one per repetition (single-shot metrics: one)
+  // The round (fresh process) each sample came from, parallel to `samples` ("rounds" in the file;
+  // written only for files with more than one round). Empty: every sample is from round 0.
+  std::vector<int> rounds;
   double median = 0, mean = 0, stddev = 0, min = 0, max = 0;
 };
 // Builds a metric and fills its summary from `samples` (stats.hpp).
@@ -36,6 +39,7 @@ struct validation_record {
 
 struct clock_record {
   std::vector<double> sm_mhz;                 // one per repetition, read right after it; empty if unavailable
+  std::vector<double> power_w;                // board power per repetition, read with sm_mhz; empty if unavailable
   std::vector<std::string> throttle_reasons;  // union over repetitions, NVML names
   bool throttled = false;                     // a repetition saw its SM clock drop or a slowdown reason
 };
@@ -51,6 +55,11 @@ struct workload_result {
   clock_record clocks;
   std::optional<std::uint64_t> peak_memory_bytes;     // "memory": {"peak_bytes": ...}
   std::optional<std::uint64_t> oom_requested_bytes;   // "memory": {"oom_requested_bytes": ...}
+  // What the workload's setup-time tuners chose ({"algorithm": ..., "gemv": ...}); empty object when
+  // it has none. `run --tuning-from FILE` replays it. With several rounds: round 0's choices, and
+  // `tuning_by_round` holds every round's when they differ.
+  nlohmann::ordered_json tuning = nlohmann::ordered_json::object();
+  nlohmann::ordered_json tuning_by_round = nlohmann::ordered_json::array();
 
   const metric* find_metric(const std::string& name) const;
 };
@@ -63,6 +72,10 @@ struct result_file {
   nlohmann::ordered_json suite = nlohmann::ordered_json::object();
   nlohmann::ordered_json settings = nlohmann::ordered_json::object();
   std::string started_at, finished_at;  // ISO 8601 UTC
+  // How many rounds (fresh processes) the samples come from; 1 for a plain run. `round_log` has one
+  // entry per round ({"round", "started_at", "finished_at", "exit_code"}), empty for a plain run.
+  int rounds = 1;
+  nlohmann::ordered_json round_log = nlohmann::ordered_json::array();
   std::vector<workload_result> workloads;
 
   std::string label() const;  // environment.label, or "unlabelled"

@@ -1,11 +1,13 @@
-// See compare.hpp. Verdict rules (DESIGN.md "Compare"):
-//   either side not ok                   -> failed (the note says which side and why)
-//   |change| <  threshold                -> unchanged
-//   |change| >= threshold, p <  alpha    -> improved / regressed (by the sign of the change)
-//   |change| >= threshold, p >= alpha    -> inconclusive (too noisy to tell)
-// A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
-// single sample) has no sampling noise, so its change is significant by construction; the
-// U test could never reach alpha with one sample.
+// See compare.hpp and docs/statistics.md. Verdict rules:
+//   either side not ok                                  -> failed (the note says which side and why)
+//   |change| <  threshold                               -> unchanged
+//   |change| >= threshold, Holm-adjusted p <  alpha     -> improved / regressed (by the sign of the change)
+//   |change| >= threshold, Holm-adjusted p >= alpha     -> inconclusive (too noisy to tell)
+// p comes from the between-round test on per-round medians (round_test.hpp), with the kind's
+// documented noise floor as prior (noise_floor.hpp); Holm's adjustment runs over every tested row
+// of one candidate, so an A/A comparison of many rows raises a false alarm with probability at most
+// alpha. A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
+// single sample) has no sampling noise, so its change is judged by the threshold alone.
 // A zero baseline median has no percentage change: equal medians are unchanged, otherwise the
 // direction of the difference decides when significant and it is inconclusive when not.
 #include "cudabench/compare.hpp"
@@ -14,11 +16,14 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
-#include "cudabench/mann_whitney.hpp"
+#include "cudabench/multiple_testing.hpp"
+#include "cudabench/noise_floor.hpp"
+#include "cudabench/round_test.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench {
@@ -90,60 +95,98 @@ std::string side_failure(const char* side, const compare_cell& c) {
   return s;
 }
 
-compare_change judge(const compare_cell& base, const compare_cell& cand, bool base_has_workload, bool cand_has_workload,
-                     better direction, const std::string& metric, const compare_options& opt) {
-  compare_change ch;
+bool constant(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
+}
+
+// A significance decision still to be made after Holm's adjustment over all rows.
+struct pending_test {
+  std::size_t row = 0;
+  double p = 1;
+  bool improved = false;  // the direction if significant
+};
+
+// Fills everything but the significance-dependent verdicts; returns the p-value to adjust when the
+// verdict depends on it.
+std::optional<pending_test> judge(const compare_cell& base, const compare_cell& cand, bool base_has_workload,
+                                  bool cand_has_workload, better direction, const std::string& metric,
+                                  double floor, const compare_options& opt, compare_change& ch) {
   if (!base.present && !cand.present) {
     ch.outcome = verdict::only_in_candidate;  // another candidate has it; counts() skips this one
     ch.note = "not in the baseline or this candidate";
-    return ch;
+    return std::nullopt;
   }
   if (base.present && !cand.present) {
     ch.outcome = verdict::only_in_baseline;
     ch.note = cand_has_workload ? fmt::format("candidate has no {}", metric) : "not in candidate";
-    return ch;
+    return std::nullopt;
   }
   if (!base.present) {
     ch.outcome = verdict::only_in_candidate;
     ch.note = base_has_workload ? fmt::format("baseline has no {}", metric) : "not in baseline";
-    return ch;
+    return std::nullopt;
   }
   if (base.state != status::ok || cand.state != status::ok) {
     ch.outcome = verdict::failed;
     if (base.state != status::ok) ch.note = side_failure("baseline", base);
     if (cand.state != status::ok) ch.note += (ch.note.empty() ? "" : "; ") + side_failure("candidate", cand);
-    return ch;
+    return std::nullopt;
   }
-  const double p = mann_whitney_u(base.samples, cand.samples).p_value;
-  ch.p_value = p;
-  auto constant = [](const std::vector<double>& v) {
-    return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
-  };
-  const bool exact = constant(base.samples) && constant(cand.samples);
-  const bool significant = exact || p < opt.alpha;
+  ch.rounds_baseline = static_cast<int>(base.round_medians.size());
+  ch.rounds_candidate = static_cast<int>(cand.round_medians.size());
   const double sign = direction == better::lower ? -1.0 : 1.0;  // + = better
+  const bool deterministic = constant(base.samples) && constant(cand.samples);
   if (base.median == 0) {
     if (cand.median == 0) {
       ch.change_pct = 0.0;
       ch.outcome = verdict::unchanged;
-      return ch;
+      return std::nullopt;
     }
     ch.note = "baseline median is 0: no percentage change";
     const bool better_now = sign * cand.median > 0;
-    ch.outcome = significant ? (better_now ? verdict::improved : verdict::regressed) : verdict::inconclusive;
-    return ch;
-  }
-  const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0 + 0.0;  // no -0
-  ch.change_pct = change;
-  if (std::abs(change) < opt.threshold_pct)
-    ch.outcome = verdict::unchanged;
-  else if (significant)
-    ch.outcome = change > 0 ? verdict::improved : verdict::regressed;
-  else {
+    if (deterministic) {
+      ch.outcome = better_now ? verdict::improved : verdict::regressed;
+      return std::nullopt;
+    }
     ch.outcome = verdict::inconclusive;
-    ch.note = fmt::format("p = {:.3g} is not below alpha {:g}", p, opt.alpha);
+    return std::nullopt;
   }
-  return ch;
+  if (deterministic) {
+    const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0 + 0.0;  // no -0
+    ch.change_pct = change;
+    ch.ci_low_pct = ch.ci_high_pct = change;
+    ch.outcome = std::abs(change) < opt.threshold_pct ? verdict::unchanged
+                 : change > 0                          ? verdict::improved
+                                                       : verdict::regressed;
+    return std::nullopt;
+  }
+  const round_test_result t = between_round_test(base.round_medians, cand.round_medians, floor, opt.prior_df, opt.alpha);
+  // Change and interval on the same scale as the test: geometric mean of the rounds' medians.
+  auto pct = [&](double effect) { return sign * effect_to_pct(effect, t.log_scale) + 0.0; };
+  ch.change_pct = pct(t.effect);
+  ch.ci_low_pct = std::min(pct(t.ci_low), pct(t.ci_high));
+  ch.ci_high_pct = std::max(pct(t.ci_low), pct(t.ci_high));
+  ch.p_value = t.p_value;
+  if (std::abs(*ch.change_pct) < opt.threshold_pct) {
+    ch.outcome = verdict::unchanged;
+    return pending_test{0, t.p_value, false, };  // adjusted with the rest, but the verdict stands
+  }
+  ch.outcome = verdict::inconclusive;  // until the adjusted p says otherwise
+  return pending_test{0, t.p_value, *ch.change_pct > 0};
+}
+
+// "SM clock 1665 -> 1425 MHz, power 700 -> 699 W", for rows whose verdict is a change.
+std::string clock_context(const compare_cell& base, const compare_cell& cand) {
+  std::string out;
+  if (base.sm_mhz && cand.sm_mhz) out = fmt::format("SM clock {:.0f} -> {:.0f} MHz", *base.sm_mhz, *cand.sm_mhz);
+  if (base.power_w && cand.power_w)
+    out += fmt::format("{}power {:.0f} -> {:.0f} W", out.empty() ? "" : ", ", *base.power_w, *cand.power_w);
+  return out;
+}
+
+std::optional<double> median_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nullopt;
+  return median(v);
 }
 
 void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric) {
@@ -167,6 +210,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   out.sources = sources;
   out.alpha = opt.alpha;
   out.threshold_pct = opt.threshold_pct;
+  if (!(opt.prior_df > 0)) throw std::invalid_argument("compare_results: prior_df must be positive");
   std::map<std::string, int> seen;
   for (const auto& f : files) {
     const std::string l = f.label();
@@ -209,6 +253,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   };
 
   bool in_common = false;
+  std::vector<std::vector<pending_test>> pending(nf - 1);
   for (const auto& id : ids) {
     std::vector<const workload_result*> ws(nf);
     for (std::size_t i = 0; i < nf; ++i) ws[i] = find(files[i], id);
@@ -262,20 +307,39 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
           c.state = w->state;
           c.message = w->message;
           c.throttled = w->clocks.throttled || !w->clocks.throttle_reasons.empty();
+          c.sm_mhz = median_of(w->clocks.sm_mhz);
+          c.power_w = median_of(w->clocks.power_w);
+          c.tuning = w->tuning;
           if (w->state != status::ok) {
             c.present = true;
           } else if (const metric* m = w->find_metric(mname)) {
             c.present = true;
             c.samples = m->samples;
             check_samples(c, sources[i], id, mname);
-            c.median = median(c.samples);  // from the samples the U test sees, not the stored summary
+            if (!m->rounds.empty() && m->rounds.size() != m->samples.size())
+              throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples", sources[i],
+                                            id, mname, m->rounds.size(), m->samples.size()));
+            c.sample_rounds = m->rounds;
+            c.median = median(c.samples);  // from the samples, not the stored summary
+            c.round_medians = round_medians(c.samples, c.sample_rounds);
           }
         }
         row.cells.push_back(std::move(c));
       }
-      for (std::size_t i = 1; i < nf; ++i)
-        row.changes.push_back(
-            judge(row.cells[0], row.cells[i], ws[0] != nullptr, ws[i] != nullptr, row.direction, mname, opt));
+      const double floor = noise_floor(row.kind, mname, desc->params);
+      for (std::size_t i = 1; i < nf; ++i) {
+        compare_change ch;
+        auto t = judge(row.cells[0], row.cells[i], ws[0] != nullptr, ws[i] != nullptr, row.direction, mname, floor,
+                       opt, ch);
+        if (t) {
+          t->row = out.rows.size();
+          pending[i - 1].push_back(*t);
+        }
+        const auto& b = row.cells[0];
+        const auto& cnd = row.cells[i];
+        ch.tuning_differs = b.present && cnd.present && !b.tuning.empty() && !cnd.tuning.empty() && b.tuning != cnd.tuning;
+        row.changes.push_back(std::move(ch));
+      }
       out.rows.push_back(std::move(row));
     }
   }
@@ -284,6 +348,44 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
                                   nf == 2 ? sources[1] : "any candidate",
                                   opt.filter ? " (after --filter)" : ""));
   if (out.rows.empty()) throw input_error("no workload has the requested metric(s)");
+
+  // Family-wise error control: Holm over every tested row of each candidate.
+  std::size_t tested = 0;
+  for (std::size_t k = 0; k + 1 < nf; ++k) {
+    std::vector<double> ps;
+    for (const auto& t : pending[k]) ps.push_back(t.p);
+    const std::vector<double> adj = holm_adjust(ps);
+    tested = std::max(tested, ps.size());
+    for (std::size_t j = 0; j < adj.size(); ++j) {
+      compare_change& ch = out.rows[pending[k][j].row].changes[k];
+      ch.p_adjusted = adj[j];
+      if (ch.outcome != verdict::inconclusive) continue;  // unchanged: under the threshold
+      if (adj[j] < opt.alpha)
+        ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
+      else
+        ch.note = fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
+    }
+  }
+  for (auto& r : out.rows)
+    for (std::size_t k = 0; k < r.changes.size(); ++k) {
+      auto& ch = r.changes[k];
+      if (ch.outcome == verdict::improved || ch.outcome == verdict::regressed || ch.outcome == verdict::inconclusive)
+        ch.context = clock_context(r.cells[0], r.cells[k + 1]);
+    }
+
+  for (const auto& f : files) out.rounds.push_back(std::max(1, f.rounds));
+  out.method = fmt::format(
+      "between-round moderated t test on per-round medians (prior: each kind's noise floor, {:g} df), "
+      "Holm-corrected over {} tested row{} per candidate, alpha {:g}, threshold {:g}%",
+      opt.prior_df, tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct);
+  std::string single;
+  for (std::size_t i = 0; i < nf; ++i)
+    if (out.rounds[i] < 2) single += fmt::format("{}{}", single.empty() ? "" : ", ", sources[i]);
+  if (!single.empty())
+    out.single_round_warning = fmt::format(
+        "single-round file(s): {}: between-run noise was not measured, so rows are judged against each kind's "
+        "documented noise floor alone (conservative); record several rounds (run --rounds 5) for a trustworthy verdict",
+        single);
 
   // Two different workloads must never share a readable name: fall back to the id for those.
   std::map<std::string, std::set<std::string>> ids_by_name;

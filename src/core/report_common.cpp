@@ -24,7 +24,7 @@ std::string format_value(double v) {
 }
 
 std::string format_change(std::optional<double> pct) {
-  if (!pct) return "n/a";
+  if (!pct || !std::isfinite(*pct)) return "n/a";
   if (std::abs(*pct) < 0.05) return "0.0%";
   return fmt::format("{:+.1f}%", *pct);
 }
@@ -38,8 +38,14 @@ std::string change_text(const compare_change& ch) {
   }
 }
 
+std::string format_ci(const compare_change& ch) {
+  if (!ch.ci_low_pct || !ch.ci_high_pct || !std::isfinite(*ch.ci_low_pct) || !std::isfinite(*ch.ci_high_pct)) return "";
+  if (*ch.ci_low_pct == *ch.ci_high_pct) return "";  // deterministic metric: no interval to show
+  return fmt::format("[{:+.1f}, {:+.1f}]", *ch.ci_low_pct + 0.0, *ch.ci_high_pct + 0.0);
+}
+
 std::string format_p(std::optional<double> p) {
-  if (!p) return "-";
+  if (!p || !std::isfinite(*p)) return "-";
   if (*p < 0.0001) return "<0.0001";
   return fmt::format("{:.4f}", *p);
 }
@@ -75,7 +81,8 @@ std::string summary_line(const comparison& c, std::size_t candidate) {
 }
 
 std::string settings_text(const comparison& c) {
-  return fmt::format("two-sided Mann-Whitney U, alpha {:g}, threshold {:g}%", c.alpha, c.threshold_pct);
+  if (!c.method.empty()) return c.method;
+  return fmt::format("alpha {:g}, threshold {:g}%", c.alpha, c.threshold_pct);
 }
 
 bool any_throttled(const comparison& c) {
@@ -92,6 +99,20 @@ std::vector<std::string> failure_notes(const comparison& c) {
         const std::string who = c.candidates() > 1 ? fmt::format(" [{}]", c.labels[k + 1]) : "";
         out.push_back(fmt::format("{}{}: {}", r.name, who, r.changes[k].note));
       }
+  return out;
+}
+
+std::vector<std::string> context_notes(const comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.rows)
+    for (std::size_t k = 0; k < r.changes.size(); ++k) {
+      const auto& ch = r.changes[k];
+      std::string what = ch.context;
+      if (ch.tuning_differs) what += (what.empty() ? "" : "; ") + std::string("tuning differs");
+      if (what.empty() || ch.outcome == verdict::unchanged) continue;
+      const std::string who = c.candidates() > 1 ? fmt::format(" [{}]", c.labels[k + 1]) : "";
+      out.push_back(fmt::format("{}{}: {}", r.name, who, what));
+    }
   return out;
 }
 

@@ -14,6 +14,8 @@ std::string format_change(std::optional<double> pct);  // "+4.8%", "-6.1%", "n/a
 // The change column: format_change, or "-" for a row that has no change (failed, only in one).
 std::string change_text(const compare_change& ch);
 std::string format_p(std::optional<double> p);         // "0.0079", "<0.0001", "-"
+// The confidence interval of the change: "[+2.1, +7.5]" (percent), "" when there is none.
+std::string format_ci(const compare_change& ch);
 std::string verdict_text(verdict v);                   // "improved", "only in baseline", ...
 // A file's cell: the median ("0.2100", "*" appended when throttled), the status in capitals when
 // the workload failed ("OOM"), "-" when absent.
@@ -27,6 +29,10 @@ inline constexpr const char* throttle_footnote =
     "* clocks throttled during that run's repetitions (clocks.throttled or NVML throttle reasons)";
 // Lines "<row name>: <note>" for failed rows, one per candidate with a failure.
 std::vector<std::string> failure_notes(const comparison& c);
+// Lines "<row name>: SM clock 1665 -> 1425 MHz, power 700 -> 690 W; tuning differs" for rows whose
+// verdict is a change (improved, regressed, inconclusive), so a power-state difference or a
+// different tuner pick is visible beside it.
+std::vector<std::string> context_notes(const comparison& c);
 
 std::size_t display_width(const std::string& utf8);  // code points (our names have no wide glyphs)
 std::string pad(const std::string& s, std::size_t width, bool right_align);

@@ -2,6 +2,9 @@
 // Numbers are plain (no units, no %); empty fields where a value does not exist.
 #include <iterator>
 
+#include <cmath>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cudabench/report.hpp"
@@ -21,13 +24,19 @@ std::string median_field(const compare_cell& c) {
   return c.present && c.state == status::ok ? fmt::format("{}", c.median) : "";
 }
 
+// A number, or empty when absent or not finite (a CSV cell never says inf or nan).
+std::string num(const std::optional<double>& v, const char* spec) {
+  return v && std::isfinite(*v) ? fmt::format(fmt::runtime(spec), *v) : std::string();
+}
+
 std::string status_field(const compare_cell& c) { return c.present ? to_string(c.state) : "absent"; }
 
 }  // namespace
 
 void csv_reporter::report(const comparison& c, std::ostream& out) const {
   out << "id,name,metric,unit,better,baseline,candidate,baseline_status,candidate_status,baseline_median,"
-         "candidate_median,change_pct,p_value,verdict,baseline_throttled,candidate_throttled,note\n";
+         "candidate_median,change_pct,ci_low_pct,ci_high_pct,p_value,p_adjusted,verdict,baseline_rounds,candidate_rounds,"
+         "baseline_throttled,candidate_throttled,note,context\n";
   for (const auto& r : c.rows)
     for (std::size_t k = 0; k < r.changes.size(); ++k) {
       const auto& base = r.cells[0];
@@ -46,12 +55,18 @@ void csv_reporter::report(const comparison& c, std::ostream& out) const {
           status_field(cand),
           median_field(base),
           median_field(cand),
-          ch.change_pct ? fmt::format("{:.4f}", *ch.change_pct) : "",
-          ch.p_value ? fmt::format("{:.6g}", *ch.p_value) : "",
+          num(ch.change_pct, "{:.4f}"),
+          num(ch.ci_low_pct, "{:.4f}"),
+          num(ch.ci_high_pct, "{:.4f}"),
+          num(ch.p_value, "{:.6g}"),
+          num(ch.p_adjusted, "{:.6g}"),
           to_string(ch.outcome),
+          std::to_string(ch.rounds_baseline),
+          std::to_string(ch.rounds_candidate),
           base.throttled ? "true" : "false",
           cand.throttled ? "true" : "false",
           ch.note,
+          ch.context,
       };
       std::string line;
       for (std::size_t i = 0; i < std::size(fields); ++i) line += (i ? "," : "") + quoted(fields[i]);

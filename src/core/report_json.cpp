@@ -12,13 +12,18 @@ namespace cudabench {
 void json_reporter::report(const comparison& c, std::ostream& out) const {
   using oj = nlohmann::ordered_json;
   oj j;
-  j["compare_schema_version"] = "1.0";
+  j["compare_schema_version"] = "1.1";
   j["alpha"] = c.alpha;
   j["threshold_pct"] = c.threshold_pct;
-  j["test"] = "two-sided Mann-Whitney U";
+  j["test"] = "between-round moderated t (per-round medians, kind noise floor as prior), Holm-corrected";
+  j["method"] = c.method;
+  j["single_round_warning"] = c.single_round_warning ? oj(*c.single_round_warning) : oj(nullptr);
   oj files = oj::array();
   for (std::size_t i = 0; i < c.labels.size(); ++i)
-    files.push_back({{"label", c.labels[i]}, {"source", c.sources[i]}, {"role", i == 0 ? "baseline" : "candidate"}});
+    files.push_back({{"label", c.labels[i]},
+                     {"source", c.sources[i]},
+                     {"role", i == 0 ? "baseline" : "candidate"},
+                     {"rounds", i < c.rounds.size() ? c.rounds[i] : 1}});
   j["files"] = std::move(files);
   j["gpu_warning"] = c.gpu_warning ? oj(*c.gpu_warning) : oj(nullptr);
   oj env = oj::array();
@@ -44,6 +49,9 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
       if (cell.state == status::ok) {
         v["median"] = cell.median;
         v["samples"] = cell.samples;
+        v["round_medians"] = cell.round_medians;
+        if (cell.sm_mhz) v["sm_mhz"] = *cell.sm_mhz;
+        if (cell.power_w) v["power_w"] = *cell.power_w;
       } else {
         v["message"] = cell.message;
       }
@@ -58,11 +66,19 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
         changes.push_back(nullptr);
         continue;
       }
+      auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? oj(*v) : oj(nullptr); };
       changes.push_back({{"candidate", c.labels[k + 1]},
                          {"verdict", to_string(ch.outcome)},
-                         {"change_pct", ch.change_pct ? oj(*ch.change_pct) : oj(nullptr)},
-                         {"p_value", ch.p_value ? oj(*ch.p_value) : oj(nullptr)},
-                         {"note", ch.note}});
+                         {"change_pct", opt(ch.change_pct)},
+                         {"ci_low_pct", opt(ch.ci_low_pct)},
+                         {"ci_high_pct", opt(ch.ci_high_pct)},
+                         {"p_value", opt(ch.p_value)},
+                         {"p_adjusted", opt(ch.p_adjusted)},
+                         {"rounds_baseline", ch.rounds_baseline},
+                         {"rounds_candidate", ch.rounds_candidate},
+                         {"note", ch.note},
+                         {"context", ch.context},
+                         {"tuning_differs", ch.tuning_differs}});
     }
     row["changes"] = std::move(changes);
     rows.push_back(std::move(row));

@@ -22,11 +22,13 @@ std::string escape(const std::string& s) {
 }
 
 std::string change_cell(const compare_change& ch) {
+  const std::string ci = format_ci(ch);
+  const std::string value = format_change(ch.change_pct) + (ci.empty() ? "" : " " + ci);
   switch (ch.outcome) {
-    case verdict::improved: return format_change(ch.change_pct) + " improved";
-    case verdict::regressed: return "**" + format_change(ch.change_pct) + " regressed**";
-    case verdict::unchanged: return format_change(ch.change_pct) + " unchanged";
-    case verdict::inconclusive: return format_change(ch.change_pct) + " inconclusive";
+    case verdict::improved: return value + " improved";
+    case verdict::regressed: return "**" + value + " regressed**";
+    case verdict::unchanged: return value + " unchanged";
+    case verdict::inconclusive: return value + " inconclusive";
     default: return verdict_text(ch.outcome);
   }
 }
@@ -74,9 +76,12 @@ void markdown_reporter::report(const comparison& c, std::ostream& out) const {
   if (any_throttled(c)) out << '\\' << throttle_footnote << "\n\n";
   const auto notes = failure_notes(c);
   for (const auto& n : notes) out << "- failed: " << escape(n) << '\n';
-  if (!notes.empty()) out << '\n';
+  const auto ctx = context_notes(c);
+  for (const auto& n : ctx) out << "- context: " << escape(n) << '\n';
+  if (!notes.empty() || !ctx.empty()) out << '\n';
+  if (c.single_round_warning) out << "Note: " << escape(*c.single_round_warning) << "\n\n";
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
-  out << "<sub>" << settings_text(c) << "; change: positive = better</sub>\n";
+  out << "<sub>" << settings_text(c) << "; change: positive = better, [95% confidence interval]</sub>\n";
 }
 
 }  // namespace cudabench

@@ -76,9 +76,10 @@ void table_reporter::report(const comparison& c, std::ostream& out) const {
   for (std::size_t k = 0; k < nc; ++k) {
     const std::string suffix = nc > 1 ? " " + c.labels[k + 1] : "";
     header.push_back("change" + suffix);
-    header.push_back("p" + suffix);
+    header.push_back("95% CI" + suffix);
+    header.push_back("p(adj)" + suffix);
     header.push_back("verdict" + suffix);
-    right.insert(right.end(), {true, true, false});
+    right.insert(right.end(), {true, true, true, false});
   }
   grid.push_back(header);
   colours.emplace_back();
@@ -90,9 +91,10 @@ void table_reporter::report(const comparison& c, std::ostream& out) const {
       const auto& ch = r.changes[k];
       const bool applicable = r.cells[0].present || r.cells[k + 1].present;
       line.push_back(applicable ? change_text(ch) : "");
-      line.push_back(applicable ? format_p(ch.p_value) : "");
+      line.push_back(applicable ? format_ci(ch) : "");
+      line.push_back(applicable ? format_p(ch.p_adjusted) : "");
       line.push_back(applicable ? verdict_text(ch.outcome) : "");
-      col.insert(col.end(), {"", "", options_.color && applicable ? colour_of(ch.outcome) : ""});
+      col.insert(col.end(), {"", "", "", options_.color && applicable ? colour_of(ch.outcome) : ""});
     }
     grid.push_back(line);
     colours.push_back(col);
@@ -111,6 +113,8 @@ void table_reporter::report(const comparison& c, std::ostream& out) const {
   out << '\n';
   if (any_throttled(c)) out << throttle_footnote << '\n';
   for (const auto& n : failure_notes(c)) out << "failed: " << n << '\n';
+  for (const auto& n : context_notes(c)) out << "context: " << n << '\n';
+  if (c.single_round_warning) out << "note: " << *c.single_round_warning << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << '\n';
   out << "(" << settings_text(c) << "; change: positive = better)\n";
 }

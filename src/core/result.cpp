@@ -89,6 +89,10 @@ nlohmann::ordered_json to_json(const result_file& r) {
   j["settings"] = r.settings;
   j["started_at"] = r.started_at;
   j["finished_at"] = r.finished_at;
+  if (r.rounds > 1 || !r.round_log.empty()) {
+    j["rounds"] = r.rounds;
+    j["round_log"] = r.round_log;
+  }
   oj workloads = oj::array();
   for (const auto& w : r.workloads) {
     oj o;
@@ -102,15 +106,20 @@ nlohmann::ordered_json to_json(const result_file& r) {
                          {"max_rel_error", w.validation->max_rel_error},
                          {"tolerance", w.validation->tolerance}};
     oj metrics = oj::object();
-    for (const auto& [name, m] : w.metrics)
+    for (const auto& [name, m] : w.metrics) {
       metrics[name] = {{"unit", m.unit},       {"better", m.direction == better::lower ? "lower" : "higher"},
                        {"samples", m.samples}, {"median", m.median},
                        {"mean", m.mean},       {"stddev", m.stddev},
                        {"min", m.min},         {"max", m.max}};
+      if (!m.rounds.empty()) metrics[name]["rounds"] = m.rounds;
+    }
     o["metrics"] = std::move(metrics);
     o["clocks"] = {{"sm_mhz", w.clocks.sm_mhz},
                    {"throttle_reasons", w.clocks.throttle_reasons},
                    {"throttled", w.clocks.throttled}};
+    if (!w.clocks.power_w.empty()) o["clocks"]["power_w"] = w.clocks.power_w;
+    if (!w.tuning.empty()) o["tuning"] = w.tuning;
+    if (!w.tuning_by_round.empty()) o["tuning_by_round"] = w.tuning_by_round;
     if (w.peak_memory_bytes || w.oom_requested_bytes) {
       oj mem = oj::object();
       if (w.peak_memory_bytes) mem["peak_bytes"] = *w.peak_memory_bytes;
@@ -235,6 +244,18 @@ class reader {
     out.samples = numbers_at(*field(m, path, "samples", true), join(path, "samples"));
     if (need_samples && out.samples.empty())
       fail(join(path, "samples"), "expected at least one sample for a workload with status ok");
+    if (const J* rv = field(m, path, "rounds", false)) {
+      const std::string rp = join(path, "rounds");
+      expect(*rv, rv->is_array(), rp, "an array");
+      if (rv->size() != out.samples.size())
+        fail(rp, fmt::format("expected one round index per sample ({}), got {}", out.samples.size(), rv->size()));
+      for (std::size_t i = 0; i < rv->size(); ++i) {
+        const J& x = (*rv)[i];
+        expect(x, x.is_number_unsigned() && x.template get<std::uint64_t>() < 1000000, index(rp, i),
+               "a round index (a non-negative integer)");
+        out.rounds.push_back(static_cast<int>(x.template get<std::uint64_t>()));
+      }
+    }
     summary computed;
     if (!out.samples.empty()) computed = summarize(out.samples);
     auto num = [&](const char* key, double fallback) {
@@ -287,6 +308,12 @@ class reader {
       if (const J* v = field(*c, cp, "throttle_reasons", false))
         out.clocks.throttle_reasons = strings_at(*v, join(cp, "throttle_reasons"));
       if (const J* v = field(*c, cp, "throttled", false)) out.clocks.throttled = bool_at(*v, join(cp, "throttled"));
+      if (const J* v = field(*c, cp, "power_w", false)) out.clocks.power_w = numbers_at(*v, join(cp, "power_w"));
+    }
+    if (const J* t = field(w, path, "tuning", false)) out.tuning = object_at(*t, join(path, "tuning"));
+    if (const J* t = field(w, path, "tuning_by_round", false)) {
+      expect(*t, t->is_array(), join(path, "tuning_by_round"), "an array");
+      out.tuning_by_round = nlohmann::ordered_json::parse(t->dump());
     }
     if (const J* mem = field(w, path, "memory", false)) {
       const std::string mp = join(path, "memory");
@@ -315,6 +342,16 @@ class reader {
       fail("environment.label", fmt::format("expected a string, got {}", it->type_name()));
     if (const J* v = field(root, "", "started_at", false)) r.started_at = string_at(*v, "started_at");
     if (const J* v = field(root, "", "finished_at", false)) r.finished_at = string_at(*v, "finished_at");
+    if (const J* v = field(root, "", "rounds", false)) {
+      expect(*v, v->is_number_unsigned() && v->template get<std::uint64_t>() >= 1 &&
+                     v->template get<std::uint64_t>() <= 1000000,
+             "rounds", "a positive round count");
+      r.rounds = static_cast<int>(v->template get<std::uint64_t>());
+    }
+    if (const J* v = field(root, "", "round_log", false)) {
+      expect(*v, v->is_array(), "round_log", "an array");
+      r.round_log = nlohmann::ordered_json::parse(v->dump());
+    }
     const J& ws = *field(root, "", "workloads", true);
     expect(ws, ws.is_array(), "workloads", "an array");
     for (std::size_t i = 0; i < ws.size(); ++i) {

@@ -1,0 +1,50 @@
+// The between-round test behind compare's verdicts. Host-only; simulated in
+// tests/unit/test_round_test.cpp (false-alarm rate and power) and documented in
+// docs/statistics.md.
+//
+// Why rounds: the noise that matters on a shared, power-capped GPU is between processes and machine
+// starts (power state, clocks, tuner picks, host memory placement). Repetitions inside one process
+// never see it, so a test over them is far too confident. A round is one whole run of the suite in
+// a fresh process; the statistic works on one number per round (the median of its repetitions).
+//
+// The statistic: a moderated (empirical-Bayes) two-sample t test on log per-round medians
+// (Smyth 2004, "Linear models and empirical Bayes methods for assessing differential expression",
+// Stat. Appl. Genet. Mol. Biol. 3(1)). The between-round variance is estimated from the rounds of
+// both sides and shrunk toward a prior, the documented between-run noise floor of the workload kind
+// (noise_floor.hpp), worth `prior_df` degrees of freedom:
+//     s2 = (prior_df * floor^2 + df_obs * s2_obs) / (prior_df + df_obs)
+//     t  = (mean log cand - mean log base) / sqrt(s2 * (1/Rb + 1/Rc)),  df = prior_df + df_obs
+// With few rounds the observed variance alone is unreliable (one lucky quiet pair of rounds would
+// make any difference "significant"); the prior keeps such rows honest, and with one round per side
+// (no observed variance at all) the test falls back to the floor alone, which is conservative.
+#pragma once
+#include <vector>
+
+namespace cudabench {
+
+// One value per round: the median of the samples with that round index, in increasing round
+// order. `rounds` is parallel to `samples`; an empty `rounds` means one round (index 0).
+// Throws std::invalid_argument when sizes differ or samples are empty.
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds);
+
+struct round_test_result {
+  double effect = 0;        // mean log(cand) - mean log(base); on the relative scale when not all > 0
+  bool log_scale = true;    // false: effect and CI are (cand - base) / |mean base|
+  double se = 0;            // standard error of `effect`
+  double df = 0;            // degrees of freedom of the t statistic
+  double t = 0;
+  double p_value = 1;       // two-sided
+  double ci_low = 0, ci_high = 0;  // (1 - alpha) confidence interval of `effect`
+  int observed_df = 0;      // degrees of freedom the rounds themselves gave (Rb + Rc - 2, 0 with one round each)
+  double observed_sd = 0;   // their pooled between-round sd (same scale as `effect`); 0 when observed_df == 0
+};
+
+// `base`, `cand`: per-round medians (at least one each). `floor`: the prior relative sd between
+// rounds (> 0). Throws std::invalid_argument on empty input, non-finite values or floor <= 0.
+round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand, double floor,
+                                     double prior_df, double alpha);
+
+// The relative change in % of `effect` (log or relative scale), before the direction's sign.
+double effect_to_pct(double effect, bool log_scale);
+
+}  // namespace cudabench

@@ -1,0 +1,90 @@
+// See round_test.hpp.
+#include "cudabench/round_test.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "cudabench/stats.hpp"
+#include "cudabench/student_t.hpp"
+
+namespace cudabench {
+
+std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds) {
+  if (samples.empty()) throw std::invalid_argument("round_medians: no samples");
+  if (rounds.empty()) return {median(samples)};
+  if (rounds.size() != samples.size()) throw std::invalid_argument("round_medians: one round index per sample");
+  std::map<int, std::vector<double>> by_round;
+  for (std::size_t i = 0; i < samples.size(); ++i) by_round[rounds[i]].push_back(samples[i]);
+  std::vector<double> out;
+  for (auto& [r, v] : by_round) out.push_back(median(std::move(v)));
+  return out;
+}
+
+double effect_to_pct(double effect, bool log_scale) {
+  return (log_scale ? std::expm1(effect) : effect) * 100.0;
+}
+
+namespace {
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double sum_sq_dev(const std::vector<double>& v) {
+  const double m = mean(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return s;
+}
+
+}  // namespace
+
+round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand, double floor,
+                                     double prior_df, double alpha) {
+  if (base.empty() || cand.empty()) throw std::invalid_argument("between_round_test: a side has no rounds");
+  if (!(floor > 0) || !std::isfinite(floor)) throw std::invalid_argument("between_round_test: the floor must be > 0");
+  if (!(prior_df > 0)) throw std::invalid_argument("between_round_test: prior_df must be > 0");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("between_round_test: alpha must be in (0, 1)");
+  for (const auto* side : {&base, &cand})
+    for (double x : *side)
+      if (!std::isfinite(x)) throw std::invalid_argument("between_round_test: non-finite value");
+
+  round_test_result r;
+  // Ratios are what performance changes are: work on logs when every value is positive; otherwise
+  // (a metric that can be zero or negative) on values relative to the baseline's mean.
+  r.log_scale = std::all_of(base.begin(), base.end(), [](double x) { return x > 0; }) &&
+                std::all_of(cand.begin(), cand.end(), [](double x) { return x > 0; });
+  std::vector<double> b = base, c = cand;
+  if (r.log_scale) {
+    for (double& x : b) x = std::log(x);
+    for (double& x : c) x = std::log(x);
+  } else {
+    const double scale = std::fabs(mean(base));
+    if (!(scale > 0)) throw std::invalid_argument("between_round_test: baseline mean is 0 and values are not positive");
+    for (double& x : b) x /= scale;
+    for (double& x : c) x /= scale;
+  }
+  const double nb = static_cast<double>(b.size()), nc = static_cast<double>(c.size());
+  r.effect = mean(c) - mean(b);
+  r.observed_df = static_cast<int>(b.size() + c.size()) - 2;
+  const double ss = sum_sq_dev(b) + sum_sq_dev(c);
+  const double s2_obs = r.observed_df > 0 ? ss / r.observed_df : 0.0;
+  r.observed_sd = std::sqrt(s2_obs);
+  // On the log scale a relative sd `floor` is log(1 + floor) to first order; use it as is.
+  const double prior_var = floor * floor;
+  const double s2 = (prior_df * prior_var + r.observed_df * s2_obs) / (prior_df + r.observed_df);
+  r.df = prior_df + r.observed_df;
+  r.se = std::sqrt(s2 * (1 / nb + 1 / nc));
+  r.t = r.effect / r.se;
+  r.p_value = std::min(1.0, student_t_two_sided_p(r.t, r.df));
+  const double q = student_t_quantile(1 - alpha / 2, r.df);
+  r.ci_low = r.effect - q * r.se;
+  r.ci_high = r.effect + q * r.se;
+  return r;
+}
+
+}  // namespace cudabench
