@@ -27,6 +27,7 @@ class nvml_device {
   std::optional<unsigned> max_sm_clock_mhz() const;
   std::optional<unsigned> max_memory_clock_mhz() const;
   std::optional<double> power_limit_w() const;
+  std::optional<double> power_usage_w() const;  // current board power draw
   std::optional<bool> ecc_enabled() const;
   std::optional<bool> mig_enabled() const;
   // Active clock-event (throttle) reasons as names; GPU idle is left out.

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct runner_options {
   bool cold = false;             // flush L2 before every timed run
   bool quiet = false;            // no progress lines
   std::vector<std::string> argv; // recorded in tool.argv
+  // Workload id -> tuning object to replay (from `--tuning-from FILE`); ids not in it tune freely.
+  std::map<std::string, nlohmann::ordered_json> tuning_from;
+  std::string tuning_from_source;  // the file it came from, for messages and settings
 };
 
 // `stop` is polled between phases; when set (Ctrl-C) the workload in flight is abandoned and

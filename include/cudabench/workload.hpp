@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
 
 #include "cudabench/result.hpp"
 #include "cudabench/suite.hpp"
@@ -21,6 +22,10 @@ struct run_context {
   int device = 0;
   const cudaDeviceProp* props = nullptr;
   std::uint64_t seed = 0x5eed;      // seeded, reproducible inputs
+  // Tuning choices to replay instead of timing candidates (`run --tuning-from FILE`: the
+  // workload's `tuning` object from that file); null: tune as usual. A workload that cannot honour
+  // a choice (not among this build's candidates) throws input_error naming it.
+  const nlohmann::ordered_json* forced_tuning = nullptr;
 };
 
 struct validation_outcome {
@@ -63,6 +68,10 @@ class workload {
 
   // Release everything. Also runs (through the destructor) when an earlier phase threw.
   virtual void teardown() {}
+
+  // What setup's tuners chose, as a JSON object the same workload accepts back through
+  // run_context::forced_tuning; empty for kinds without tuning. Recorded in the result file.
+  virtual nlohmann::ordered_json tuning() const { return nlohmann::ordered_json::object(); }
 };
 
 // Helpers for metrics(): time per run in ms, and a rate from an amount per run.

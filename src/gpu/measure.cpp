@@ -66,6 +66,7 @@ struct clock_reader {
   void after_repetition(clock_record& c) {
     if (!nvml.available()) return;
     if (auto mhz = nvml.sm_clock_mhz()) c.sm_mhz.push_back(*mhz);
+    if (auto w = nvml.power_usage_w()) c.power_w.push_back(*w);
     if (auto reasons = nvml.throttle_reasons())
       for (const auto& r : *reasons) {
         if (std::find(c.throttle_reasons.begin(), c.throttle_reasons.end(), r) == c.throttle_reasons.end())
@@ -110,8 +111,10 @@ workload_result run_workload(const workload_spec& spec, const runner_options& op
     std::unique_ptr<l2_flusher> flusher;
     if (opts.cold) flusher = std::make_unique<l2_flusher>(static_cast<std::size_t>(props.l2CacheSize));
 
+    if (auto it = opts.tuning_from.find(spec.id); it != opts.tuning_from.end()) ctx.forced_tuning = &it->second;
     std::unique_ptr<workload> w = kind->make(spec);
     w->setup(ctx);
+    r.tuning = w->tuning();
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     mem.sample();
 

@@ -90,6 +90,14 @@ std::optional<unsigned> nvml_device::max_memory_clock_mhz() const {
   return v;
 }
 
+std::optional<double> nvml_device::power_usage_w() const {
+  // Board power averaged by the driver over its last sampling period (about a second on Hopper).
+  auto f = sym<nvml_return (*)(nvml_dev, unsigned*)>(lib_, "nvmlDeviceGetPowerUsage");
+  unsigned mw = 0;
+  if (!dev_ || !f || f(dev_, &mw) != 0) return std::nullopt;
+  return mw / 1000.0;
+}
+
 std::optional<double> nvml_device::power_limit_w() const {
   auto f = sym<nvml_return (*)(nvml_dev, unsigned*)>(lib_, "nvmlDeviceGetPowerManagementLimit");
   unsigned mw = 0;

@@ -98,7 +98,7 @@ void llm_decode_workload::setup(run_context& ctx) {
   source_.from_checkpoint = from_checkpoint_;
   source_.checkpoint_dir = model_;
   source_.seed = ctx.seed;
-  engine_ = llm::make_engine(config_, dtype_, shape_, source_);
+  engine_ = llm::make_engine(config_, dtype_, shape_, source_, ctx.forced_tuning);
   prompt_ = llm::seeded_prompt(ctx.seed, shape_.prompt_tokens, config_.vocab_size);
   engine_->set_prompt(prompt_);
   weight_bytes_ = static_cast<double>(engine_->weight_bytes());
@@ -109,6 +109,10 @@ void llm_decode_workload::setup(run_context& ctx) {
   start_ = std::make_unique<llm::cuda_event>();
   first_token_ = std::make_unique<llm::cuda_event>();
   end_ = std::make_unique<llm::cuda_event>();
+}
+
+nlohmann::ordered_json llm_decode_workload::tuning() const {
+  return engine_ ? engine_->tuning_choices() : nlohmann::ordered_json::object();
 }
 
 bool llm_decode_workload::reference_checks_own_model() const {

@@ -43,6 +43,7 @@ class llm_decode_workload : public workload {
   void after_repetition(run_context& ctx) override;
   metric_list metrics(const measurement& m) const override;
   void teardown() override;
+  nlohmann::ordered_json tuning() const override;
 
   // For tests: the engine after setup(), and the checks verify() composes.
   llm::engine& engine() { return *engine_; }

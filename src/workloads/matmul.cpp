@@ -5,6 +5,7 @@
 #include "workloads/matmul.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -15,6 +16,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
@@ -177,6 +179,8 @@ struct matmul_lt_plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // cuBLAS's A (our B), B (our A), C
   cublasLtMatmulAlgo_t algo{};
+  int candidate = -1;   // index among the heuristic's candidates
+  int candidates = 0;   // how many there were
   std::string choice;  // which candidate won and how, for the validation message
 
   matmul_lt_plan() = default;
@@ -222,10 +226,43 @@ std::uint32_t batch_alignment(std::int64_t stride_elements, std::size_t element_
 }
 
 int algo_config_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
-  std::uint32_t v = 0;  // SPLITK_NUM and REDUCTION_SCHEME are both uint32
-  std::size_t written = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written) != CUBLAS_STATUS_SUCCESS) return -1;
+  // Attributes are 16- or 32-bit; cuBLASLt wants the exact size, so ask for it first.
+  std::size_t size = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS) return -1;
+  if (size == sizeof(std::uint16_t)) {
+    std::uint16_t v = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof v, &size) != CUBLAS_STATUS_SUCCESS) return -1;
+    return v;
+  }
+  std::uint32_t v = 0;
+  if (size != sizeof v ||
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof v, &size) != CUBLAS_STATUS_SUCCESS)
+    return -1;
   return static_cast<int>(v);
+}
+
+// The fields that identify a cuBLASLt algorithm configuration: what `tuning` records and what a
+// replay matches on.
+nlohmann::ordered_json algo_config_json(const cublasLtMatmulAlgo_t& algo) {
+  return {{"id", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_ID)},
+          {"tile", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)},
+          {"stages", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)},
+          {"splitk", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)},
+          {"reduction", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME)},
+          {"swizzle", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)},
+          {"custom", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)},
+          {"inner_shape", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)},
+          {"cluster_shape", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)}};
+}
+
+// The same fields out of a recorded `tuning.algorithm` object (which also says which candidate
+// it was, and of how many).
+nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& rec) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const char* key : {"id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "inner_shape",
+                          "cluster_shape"})
+    out[key] = rec.contains(key) ? rec.at(key) : nlohmann::ordered_json(nullptr);
+  return out;
 }
 
 }  // namespace
@@ -318,36 +355,66 @@ void matmul_workload::setup(run_context& ctx) {
                           plan_->c, c_.get(), plan_->c, &algo, lt_->workspace(), lt_->workspace_bytes(), ctx.stream);
   };
   CUDABENCH_CHECK_CUBLAS(launch(candidates[0]));
-  const float first_ms = time_enqueued_ms(ctx.stream, 1, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
-  plan_->algo = candidates[0];
-  plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
-  // Skip tuning when there is nothing to choose from or one run is so long that tuning would
-  // dominate setup (> 100 ms per run); the heuristic's first choice stands.
-  if (candidates.size() > 1 && first_ms < 100.0f) {
-    const int reps = std::clamp(static_cast<int>(std::ceil(3.0 / std::max(first_ms, 1e-3f))), 3, 50);
-    std::vector<float> per_run(candidates.size(), std::numeric_limits<float>::infinity());
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
-      bool ok = true;
-      const float ms =
-          time_enqueued_ms(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
-      if (ok) per_run[i] = ms / reps;
+  plan_->candidates = static_cast<int>(candidates.size());
+  if (ctx.forced_tuning) {
+    // Replay: the candidate whose configuration matches the recorded one, or an error (a different
+    // cuBLASLt may not offer it, and silently tuning instead would defeat holding tuning fixed).
+    const auto rec = ctx.forced_tuning->find("algorithm");
+    if (rec == ctx.forced_tuning->end() || !rec->is_object())
+      throw input_error("--tuning-from: the recorded matmul tuning has no \"algorithm\" object");
+    for (std::size_t i = 0; i < candidates.size() && plan_->candidate < 0; ++i)
+      if (algo_config_json(candidates[i]) == algo_config_json_of_record(*rec)) plan_->candidate = static_cast<int>(i);
+    if (plan_->candidate < 0)
+      throw input_error(fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
+                                    "candidates for this GEMM",
+                                    rec->dump(), candidates.size()));
+    plan_->algo = candidates[static_cast<std::size_t>(plan_->candidate)];
+    plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
+  } else {
+    const float first_ms = time_enqueued_ms(ctx.stream, 1, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
+    plan_->algo = candidates[0];
+    plan_->candidate = 0;
+    plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
+    // Skip tuning when there is nothing to choose from or one run is so long that tuning would
+    // dominate setup (> 100 ms per run); the heuristic's first choice stands.
+    if (candidates.size() > 1 && first_ms < 100.0f) {
+      const int reps = std::clamp(static_cast<int>(std::ceil(3.0 / std::max(first_ms, 1e-3f))), 3, 50);
+      // Three interleaved passes over the candidates, best of three each: a clock ramp or a
+      // one-off stall then hits every candidate alike.
+      std::vector<double> per_run(candidates.size(), std::numeric_limits<double>::infinity());
+      for (int pass = 0; pass < 3; ++pass)
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
+          bool ok = true;
+          const float ms =
+              time_enqueued_ms(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
+          if (ok) per_run[i] = std::min(per_run[i], static_cast<double>(ms) / reps);
+        }
+      std::size_t best = 0;
+      try {
+        best = pick_fastest(per_run);  // the heuristic's order wins ties (within 3%)
+      } catch (const std::invalid_argument&) {
+        throw cuda_error(
+            fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
+      }
+      plan_->algo = candidates[best];
+      plan_->candidate = static_cast<int>(best);
+      plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
+                                  candidates.size(), per_run[best], per_run[0]);
     }
-    // Keep the heuristic's ranking unless a later candidate is clearly (> 1%) faster: ties are noise.
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < candidates.size(); ++i)
-      if (per_run[i] < 0.99f * per_run[best]) best = i;
-    if (!std::isfinite(per_run[best]))
-      throw cuda_error(
-          fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
-    plan_->algo = candidates[best];
-    plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
-                                candidates.size(), per_run[best], per_run[0]);
   }
   plan_->choice += fmt::format(", split-k {}, reduction scheme {}",
                                algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
                                algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+}
+
+nlohmann::ordered_json matmul_workload::tuning() const {
+  if (!plan_ || plan_->candidate < 0) return nlohmann::ordered_json::object();
+  nlohmann::ordered_json algo = algo_config_json(plan_->algo);
+  algo["candidate"] = plan_->candidate;
+  algo["of"] = plan_->candidates;
+  return {{"algorithm", std::move(algo)}};
 }
 
 void matmul_workload::run(cudaStream_t stream) {

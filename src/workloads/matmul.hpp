@@ -43,6 +43,7 @@ class matmul_workload : public workload {
   void run(cudaStream_t stream) override;
   metric_list metrics(const measurement& m) const override;
   void teardown() override;
+  nlohmann::ordered_json tuning() const override;
 
   // Checks the output as it stands (verify() = poison, run once, check_output). Tests corrupt the
   // output between verify() and this call to prove the check can fail.

@@ -44,7 +44,15 @@ class transformer_memory_workload final : public workload {
       m->fill_inputs(ctx.seed, ctx.stream);
     }
     // Pick the fastest attention kernel on the real shapes (no allocation; a few dozen launches).
-    tuning_ = m->tune_attention(ctx.seed + 13, ctx.stream);
+    std::string forced;
+    if (ctx.forced_tuning) {
+      const auto it = ctx.forced_tuning->find("attention");
+      if (it == ctx.forced_tuning->end() || !it->is_string())
+        throw input_error("--tuning-from: the recorded transformer tuning has no \"attention\" kernel name");
+      forced = it->get<std::string>();
+    }
+    tuning_ = m->tune_attention(ctx.seed + 13, ctx.stream, ctx.forced_tuning ? &forced : nullptr);
+    attention_ = kernels::attention_variant_name(m->cfg().attention);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     lt_ = std::move(lt);
     model_ = std::move(m);
@@ -76,6 +84,8 @@ class transformer_memory_workload final : public workload {
             {"tokens_per_s", rate_metric("tokens/s", tokens, 1.0, m.per_run_ms)}};
   }
 
+  nlohmann::ordered_json tuning() const override { return {{"attention", attention_}}; }
+
   void teardown() override {
     model_.reset();
     lt_.reset();
@@ -85,6 +95,8 @@ class transformer_memory_workload final : public workload {
   transformer::config cfg_;
   std::string weights_;
   std::string tuning_;  // the attention tuner's summary, reported in the validation message
+  std::string attention_;  // the kernel it chose, recorded as the workload's tuning
+
   std::unique_ptr<blaslt_context> lt_;           // declared before model_: destroyed after it
   std::unique_ptr<transformer::model> model_;
 };

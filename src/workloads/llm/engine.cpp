@@ -24,6 +24,7 @@
 #include "kernels/llm/attention_decode.cuh"
 #include "kernels/llm/attention_prefill.cuh"
 #include "kernels/llm/embedding.cuh"
+#include "cudabench/pick_fastest.hpp"
 #include "kernels/llm/gemv.cuh"
 #include "kernels/llm/launch.cuh"
 #include "kernels/llm/rmsnorm.cuh"
@@ -54,8 +55,10 @@ int smallest_decode_chunk(int max_len) {
 template <class T>
 class engine_impl final : public engine {
  public:
-  engine_impl(const llm_config& c, dtype d, const generate_shape& g, const weight_source& src)
+  engine_impl(const llm_config& c, dtype d, const generate_shape& g, const weight_source& src,
+              const nlohmann::ordered_json* forced)
       : cfg_(c), dtype_(d), shape_(g), layout_(make_weight_layout(c)) {
+    if (forced) forced_ = *forced;
     const int P = g.prompt_tokens, L = g.max_length;
     if (P < 1 || L <= P) throw input_error(fmt::format("llm engine: need 1 <= prompt_tokens ({}) < max_length ({})", P, L));
 
@@ -164,6 +167,12 @@ class engine_impl final : public engine {
   void* weight_data() override { return weights_.get(); }
   bool programmatic_launch() const override { return programmatic_[chosen_graph_]; }
   const std::string& tuning() const override { return tuning_; }
+  nlohmann::ordered_json tuning_choices() const override {
+    nlohmann::ordered_json gemv = nlohmann::ordered_json::object();
+    for (int site = 0; site < kGemvSites; ++site) gemv[kSiteNames[site]] = gemv_variant_[site];
+    return {{"gemv", std::move(gemv)},
+            {"graph", {{"pdl", programmatic_[chosen_graph_]}, {"attn_chunk", chunk_[chosen_graph_]}}}};
+  }
 
  private:
   T* w(std::size_t offset) const { return weights_.get() + offset; }
@@ -290,31 +299,41 @@ class engine_impl final : public engine {
       gemv_summary_ = fmt::format("forced to {} by CUDABENCH_LLM_GEMV", k::gemv_variant_name(static_cast<int>(v)));
       return;
     }
+    if (const auto it = forced_.find("gemv"); it != forced_.end()) {
+      // Replay (`--tuning-from`): every site's recorded variant, or an error naming what is missing.
+      for (int site = 0; site < kGemvSites; ++site) {
+        const auto v = it->find(kSiteNames[site]);
+        if (v == it->end() || !v->is_number_integer() || v->get<int>() < 0 || v->get<int>() >= k::kGemvVariants)
+          throw input_error(fmt::format("--tuning-from: llm tuning gemv.{} is missing or not a variant (0..{})",
+                                        kSiteNames[site], k::kGemvVariants - 1));
+        gemv_variant_[site] = v->get<int>();
+      }
+      gemv_summary_ = "replayed from --tuning-from";
+      return;
+    }
     clear_scratch(s);
     cuda_event begin, end;
     constexpr int kRounds = 5;  // after one warm-up round
     gemv_summary_.clear();
     for (int site = 0; site < kGemvSites; ++site) {
       const int launches = site == site_lm_head ? 1 : cfg_.num_layers;
-      float best_ms = 0.0f;
-      for (int v = 0; v < k::kGemvVariants; ++v) {
-        float variant_ms = 0.0f;
-        for (int round = 0; round <= kRounds; ++round) {
+      std::vector<double> variant_ms(k::kGemvVariants, 0.0);
+      // Rounds interleave the variants, so a clock ramp during tuning hits all of them alike; each
+      // variant keeps its best round.
+      for (int round = 0; round <= kRounds; ++round)
+        for (int v = 0; v < k::kGemvVariants; ++v) {
           CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
           for (int l = 0; l < launches; ++l) enqueue_site_gemv(site, l, v, s);
           CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
           CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
           float ms = 0.0f;
           CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
-          if (round > 0 && (round == 1 || ms < variant_ms)) variant_ms = ms;
+          if (round > 0 && (round == 1 || ms < variant_ms[v])) variant_ms[v] = ms;
         }
-        if (v == 0 || variant_ms < best_ms) {
-          best_ms = variant_ms;
-          gemv_variant_[site] = v;
-        }
-      }
+      gemv_variant_[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
       gemv_summary_ += fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
-                                   k::gemv_variant_name(gemv_variant_[site]), 1000.0f * best_ms / launches);
+                                   k::gemv_variant_name(gemv_variant_[site]),
+                                   1000.0 * variant_ms[gemv_variant_[site]] / launches);
     }
     clear_scratch(s);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
@@ -330,8 +349,16 @@ class engine_impl final : public engine {
   void capture_decode_graph() {
     const cudaStream_t s = stream_.get();
     const char* env = std::getenv("CUDABENCH_LLM_PDL");
-    const bool force_plain = env && std::strcmp(env, "0") == 0;
-    const bool force_pdl = env && std::strcmp(env, "1") == 0;
+    bool force_plain = env && std::strcmp(env, "0") == 0;
+    bool force_pdl = env && std::strcmp(env, "1") == 0;
+    const auto replay = forced_.find("graph");
+    if (replay != forced_.end()) {
+      const auto pdl = replay->find("pdl");
+      if (pdl == replay->end() || !pdl->is_boolean())
+        throw input_error("--tuning-from: llm tuning graph.pdl is missing or not a boolean");
+      force_pdl = pdl->get<bool>();
+      force_plain = !force_pdl;
+    }
     const int chunk0 = attn_shape_.chunk;
     std::vector<int> chunks;
     for (int i = 0; i < kChunkCandidates; ++i) chunks.push_back(chunk0 << i);
@@ -342,6 +369,13 @@ class engine_impl final : public engine {
         throw input_error(fmt::format("CUDABENCH_LLM_ATTN_CHUNK={}: not one of the split sizes {} for max_length {}",
                                       cenv, fmt::join(chunks, ", "), shape_.max_length));
       chunks = {static_cast<int>(c)};
+    } else if (replay != forced_.end()) {
+      const auto c = replay->find("attn_chunk");
+      if (c == replay->end() || !c->is_number_integer() ||
+          std::find(chunks.begin(), chunks.end(), c->get<int>()) == chunks.end())
+        throw input_error(fmt::format("--tuning-from: llm tuning graph.attn_chunk is missing or not one of {}",
+                                      fmt::join(chunks, ", ")));
+      chunks = {c->get<int>()};
     }
 
     // Capture: PDL candidates first; if the driver refuses PDL in a graph, plain launches only.
@@ -393,8 +427,10 @@ class engine_impl final : public engine {
           if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
         }
       }
+      std::vector<double> live_ms;
+      for (int i : live) live_ms.push_back(best[i]);
+      chosen_graph_ = live[pick_fastest(live_ms)];  // PDL and the smallest split first: ties keep the order
       for (int i : live) {
-        if (best[i] < best[chosen_graph_]) chosen_graph_ = i;
         timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic_[i] ? "PDL" : "plain",
                                chunk_[i], best[i] / steps);
       }
@@ -403,7 +439,8 @@ class engine_impl final : public engine {
     for (int i = 0; i < 2 * n; ++i)
       if (i != chosen_graph_) graphs_[i].reset();
     std::string how = programmatic_[chosen_graph_] ? "programmatic dependent launch" : "plain launches";
-    if (force_plain || (force_pdl && have_pdl)) how += " (forced)";
+    if (replay != forced_.end()) how += " (replayed from --tuning-from)";
+    else if (force_plain || (force_pdl && have_pdl)) how += " (forced)";
     else if (!have_pdl) how += " (programmatic launch not supported here)";
     graph_summary_ = fmt::format("decode graph with {}, attention split {} positions{}", how, chunk_[chosen_graph_],
                                  timings);
@@ -462,14 +499,15 @@ class engine_impl final : public engine {
   int chosen_graph_ = 0;
   int gemv_variant_[kGemvSites] = {};
   std::string gemv_summary_, graph_summary_, tuning_;
+  nlohmann::ordered_json forced_ = nlohmann::ordered_json::object();  // choices to replay (--tuning-from)
 };
 
 }  // namespace
 
 std::unique_ptr<engine> make_engine(const llm_config& config, dtype d, const generate_shape& shape,
-                                    const weight_source& source) {
-  if (d == dtype::fp16) return std::make_unique<engine_impl<__half>>(config, d, shape, source);
-  return std::make_unique<engine_impl<__nv_bfloat16>>(config, d, shape, source);
+                                    const weight_source& source, const nlohmann::ordered_json* forced_tuning) {
+  if (d == dtype::fp16) return std::make_unique<engine_impl<__half>>(config, d, shape, source, forced_tuning);
+  return std::make_unique<engine_impl<__nv_bfloat16>>(config, d, shape, source, forced_tuning);
 }
 
 }  // namespace cudabench::llm

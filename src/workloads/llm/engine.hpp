@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
 
 #include "cudabench/llm_config.hpp"
 #include "workloads/llm/weights.hpp"
@@ -73,11 +74,16 @@ class engine {
   // What setup's autotuning chose (GEMV launch variant per call site, PDL or not) and the timings
   // it chose by, for the validation message.
   virtual const std::string& tuning() const = 0;
+  // The same choices as data ({"gemv": {site: variant}, "graph": {"pdl", "attn_chunk"}}), recorded
+  // in the result and accepted back by make_engine's `forced_tuning`.
+  virtual nlohmann::ordered_json tuning_choices() const = 0;
 };
 
 // Builds the engine: allocates, fills or loads the weights, plans the GEMMs, captures the decode
 // graph. Throws input_error for bad checkpoints, oom_error past the memory budget.
+// `forced_tuning` (may be null): choices to replay instead of timing candidates, as written by
+// tuning_choices(); input_error when a choice is missing or not available here.
 std::unique_ptr<engine> make_engine(const llm_config& config, dtype d, const generate_shape& shape,
-                                    const weight_source& source);
+                                    const weight_source& source, const nlohmann::ordered_json* forced_tuning = nullptr);
 
 }  // namespace cudabench::llm

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <vector>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
 
 namespace cudabench::transformer {
@@ -68,9 +71,10 @@ double time_variant(const std::vector<attention_workload>& shapes, attention_var
 attention_choice tune_attention(const std::vector<attention_workload>& shapes, cudaStream_t stream) {
   if (shapes.empty()) throw std::invalid_argument("tune_attention: no shapes");
   attention_choice best;
-  double best_ms = std::numeric_limits<double>::infinity();
+  std::vector<double> ms_of(std::size(k_candidates), std::numeric_limits<double>::infinity());
   const std::vector<float> ref = first_sequence_output(shapes.front().args, attention_variant::cuda_core, stream);
-  for (attention_variant v : k_candidates) {
+  for (std::size_t i = 0; i < std::size(k_candidates); ++i) {
+    const attention_variant v = k_candidates[i];
     double diff = 0, ms = 0;
     try {
       if (v != attention_variant::cuda_core)
@@ -86,11 +90,10 @@ attention_choice tune_attention(const std::vector<attention_workload>& shapes, c
       continue;
     }
     best.summary += fmt::format("{}: {:.3f} ms/forward (diff {:.2g}); ", kernels::attention_variant_name(v), ms, diff);
-    if (ms < best_ms) {
-      best_ms = ms;
-      best.variant = v;
-    }
+    ms_of[i] = ms;
   }
+  // The shared tuner rule: candidates in preference order, ties (within 3%) keep the earlier one.
+  best.variant = k_candidates[pick_fastest(ms_of)];
   best.summary += fmt::format("chose {}", kernels::attention_variant_name(best.variant));
   return best;
 }

@@ -215,9 +215,23 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
   }
 }
 
-std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream) {
-  if (cfg_.fp16 || cfg_.head_dim() != 64)
+std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced) {
+  const bool only_cuda_core = cfg_.fp16 || cfg_.head_dim() != 64;
+  if (forced) {  // replay (`--tuning-from`); verify() still checks the kernel against the reference
+    for (auto v : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
+                   kernels::attention_variant::tf32x3_flash})
+      if (*forced == kernels::attention_variant_name(v)) {
+        if (only_cuda_core && v != kernels::attention_variant::cuda_core)
+          throw input_error(fmt::format("--tuning-from: attention \"{}\" does not run this dtype/head_dim", *forced));
+        cfg_.attention = v;
+        return fmt::format("attention: {} (replayed from --tuning-from)", *forced);
+      }
+    throw input_error(fmt::format("--tuning-from: unknown attention kernel \"{}\"", *forced));
+  }
+  if (only_cuda_core) {
+    cfg_.attention = kernels::attention_variant::cuda_core;
     return "attention: cuda-core (the only kernel for this dtype/head_dim)";
+  }
   // Random Q/K/V: the kernels' speed does not depend on the values, but the check compares
   // outputs, which should not be degenerate.
   kernels::fill_uniform(reinterpret_cast<float*>(scratch_.get()), scratch_.bytes() / sizeof(float), seed, -1.f, 1.f, stream);

@@ -48,7 +48,8 @@ class model {
   // fastest in cfg().attention; returns the tuner's summary. Overwrites the scratch buffer with
   // random inputs (forward() does not read what it left there), allocates no device memory and
   // synchronises `stream`. A no-op for configs where only the CUDA-core kernel applies.
-  std::string tune_attention(std::uint64_t seed, cudaStream_t stream);
+  // `forced` (may be null): a kernel name to use instead of timing (attention_variant_name).
+  std::string tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced = nullptr);
 
   // Enqueue one forward pass: output() <- Transformer(src, tgt). No allocation, no host sync.
   void forward(cudaStream_t stream) const;
