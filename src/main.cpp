@@ -40,7 +40,9 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  cudabench --suite quick                      run the smoke suite (run is the default)\n"
       "  cudabench --suite full -o results/cu130.json  run everything, keep the result file\n"
+      "  cudabench --suite full --rounds 5             five rounds, each in a fresh process\n"
       "  cudabench compare base.json new.json          compare two result files\n"
+      "  cudabench ab old/cudabench new/cudabench      interleaved A/B of two builds on this GPU\n"
       "  cudabench list --suite full                   show what a suite expands to\n"
       "  cudabench validate my-suite.json              check a suite; no GPU needed\n"
       "  cudabench env                                 driver, toolkit, libraries, GPU, clocks\n"
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   cli::add_validate(app, exit_code);
   cli::add_env(app, exit_code);
   cli::add_compare(app, exit_code);
+  cli::add_ab(app, exit_code);
 
   // Default subcommand: insert "run" unless the first argument names a subcommand or asks for
   // top-level help/version.

@@ -23,7 +23,7 @@ const char* to_string(verdict v);
 
 struct compare_options {
   double alpha = 0.05;         // family-wise significance level (Holm-adjusted p < alpha is significant)
-  double prior_df = 4;         // weight of the kind's noise floor in the between-round test
+  double prior_df = 10;        // weight of the kind's documented round noise in the between-round test
   double threshold_pct = 2.0;  // |change| below this is `unchanged`
   std::vector<std::string> metrics;                   // empty: each workload's headline (first) metric
   std::function<bool(const std::string& id)> filter;  // empty: every workload
@@ -63,6 +63,8 @@ struct compare_row {
   std::string name;                     // readable: "matmul fp16 4096³ (ms)"
   std::vector<compare_cell> cells;      // one per file, baseline first
   std::vector<compare_change> changes;  // one per candidate (files 1..N-1)
+  bool base_has_workload = false;       // the baseline has this workload (perhaps not this metric)
+  std::vector<bool> cand_has_workload;  // likewise per candidate
   bool throttled() const;
 };
 
@@ -76,6 +78,12 @@ struct comparison {
   std::vector<std::string> labels;   // environment.label per file, duplicates made unique (" (2)")
   std::vector<std::string> sources;  // file names as given
   std::vector<int> rounds;           // rounds per file
+  // Per candidate: true when it and the baseline come from one interleaved `cudabench ab` session
+  // (result_file::interleave.session), so between-session noise cancels.
+  std::vector<bool> same_session;
+  // Per candidate: the factor (>= 1) by which the rounds were noisier than the kinds' documented
+  // round noise, pooled over all rows; the prior of every row is scaled by it.
+  std::vector<double> noise_scale;
   double alpha = 0.05, threshold_pct = 2.0;
   std::string method;                // one line naming the test and the correction, for every report
   // Set when a file has a single round: its between-run noise was not measured, so rows are judged

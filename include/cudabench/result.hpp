@@ -76,6 +76,9 @@ struct result_file {
   // entry per round ({"round", "started_at", "finished_at", "exit_code"}), empty for a plain run.
   int rounds = 1;
   nlohmann::ordered_json round_log = nlohmann::ordered_json::array();
+  // Set by `cudabench ab` on every side's file: {"session": id shared by the sides, "side": this
+  // side's label, "sides": [labels], "schedule": "ABBA..."}; empty object otherwise.
+  nlohmann::ordered_json interleave = nlohmann::ordered_json::object();
   std::vector<workload_result> workloads;
 
   std::string label() const;  // environment.label, or "unlabelled"

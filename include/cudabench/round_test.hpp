@@ -10,13 +10,15 @@
 // The statistic: a moderated (empirical-Bayes) two-sample t test on log per-round medians
 // (Smyth 2004, "Linear models and empirical Bayes methods for assessing differential expression",
 // Stat. Appl. Genet. Mol. Biol. 3(1)). The between-round variance is estimated from the rounds of
-// both sides and shrunk toward a prior, the documented between-run noise floor of the workload kind
+// both sides and shrunk toward a prior, the documented between-round noise of the workload kind
 // (noise_floor.hpp), worth `prior_df` degrees of freedom:
-//     s2 = (prior_df * floor^2 + df_obs * s2_obs) / (prior_df + df_obs)
-//     t  = (mean log cand - mean log base) / sqrt(s2 * (1/Rb + 1/Rc)),  df = prior_df + df_obs
-// With few rounds the observed variance alone is unreliable (one lucky quiet pair of rounds would
-// make any difference "significant"); the prior keeps such rows honest, and with one round per side
-// (no observed variance at all) the test falls back to the floor alone, which is conservative.
+//     s2 = (prior_df * round_sd^2 + df_obs * s2_obs) / (prior_df + df_obs),   df = prior_df + df_obs
+// Files from different sessions (not one interleaved `cudabench ab`) also differ by the sessions'
+// levels, which their rounds cannot measure: the kind's session_sd enters as known variance,
+//     se^2 = s2 * (1/Rb + 1/Rc) + 2 * session_sd^2
+// with Welch-Satterthwaite degrees of freedom. With few rounds the observed variance alone is
+// unreliable (one quiet pair of rounds would make any difference "significant"); the prior keeps
+// such rows honest, and with one round per side the test falls back to the floors alone.
 #pragma once
 #include <vector>
 
@@ -39,12 +41,24 @@ struct round_test_result {
   double observed_sd = 0;   // their pooled between-round sd (same scale as `effect`); 0 when observed_df == 0
 };
 
-// `base`, `cand`: per-round medians (at least one each). `floor`: the prior relative sd between
-// rounds (> 0). Throws std::invalid_argument on empty input, non-finite values or floor <= 0.
-round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand, double floor,
-                                     double prior_df, double alpha);
+struct round_test_options {
+  double round_sd = 0.03;    // prior between-round relative sd (> 0)
+  double session_sd = 0;     // between-session relative sd; 0 for an interleaved A/B (same session)
+  double prior_df = 4;       // weight of round_sd, in degrees of freedom (> 0)
+  double alpha = 0.05;       // for the confidence interval
+};
+
+// `base`, `cand`: per-round medians (at least one each). Throws std::invalid_argument on empty
+// input, non-finite values, or options out of range.
+round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand,
+                                     const round_test_options& options);
 
 // The relative change in % of `effect` (log or relative scale), before the direction's sign.
 double effect_to_pct(double effect, bool log_scale);
+
+// The smallest true change (in %) that the test detects with probability `power` when `rows`
+// rows are Holm-corrected together (a lone changed row needs p < alpha / rows), with `rounds`
+// rounds per side and noise exactly at the options' floors. Documents what a protocol can see.
+double minimum_detectable_pct(const round_test_options& options, int rounds, int rows, double power);
 
 }  // namespace cudabench

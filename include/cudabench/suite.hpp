@@ -16,6 +16,10 @@ struct run_settings {
   int repetitions = 5;
   int warmup = 2;
   double min_time_ms = 25.0;
+  // Warm-up also lasts at least this much GPU time: a microsecond kernel's two warm-up runs leave
+  // the clocks where idle left them, and the first repetitions then measure the ramp (command
+  // line only; recorded in the result's settings).
+  double warmup_ms = 100.0;
 };
 
 // One expanded workload: every parameter resolved (defaults filled in), no arrays left.

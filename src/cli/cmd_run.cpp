@@ -1,13 +1,19 @@
 // `cudabench run` (the default subcommand): load and filter a suite, run it, write the result
 // file after every workload, print a summary. `--dry-run` prints the plan without touching the GPU.
+// `--rounds N` runs the suite N times, each round in a fresh process (run_rounds.cpp).
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/round_driver.hpp"
+#include "cli/run_args.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
@@ -27,76 +33,113 @@ extern "C" void on_sigint(int) {
   std::signal(SIGINT, SIG_DFL);
 }
 
-struct run_args {
-  std::string suite = "quick";
-  std::string filter;
-  int reps = -1, warmup = -1;
-  double min_time_ms = -1;
-  std::string output;
-  bool no_output = false;
-  std::string format = "table";
-  int device = 0;
-  std::string label;
-  bool dry_run = false, quiet = false, cold = false, strict = false;
-  std::string mem_limit;
-};
+// Workload id -> recorded tuning, from a result file (`--tuning-from`).
+std::map<std::string, nlohmann::ordered_json> tuning_of(const std::string& path) {
+  const result_file f = read_result_file(path);
+  std::map<std::string, nlohmann::ordered_json> out;
+  for (const auto& w : f.workloads)
+    if (!w.tuning.empty()) out[w.id] = w.tuning;
+  return out;
+}
 
-std::string default_output_path(const std::string& suite_name) {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", std::gmtime(&t));
-  return fmt::format("cudabench-{}-{}.json", suite_name, stamp);
+int strict_exit(const result_file& r) {
+  for (const auto& w : r.workloads)
+    if (w.state == status::error || w.state == status::failed_validation) {
+      fmt::print(stderr, "cudabench: --strict: {} ended with status {}\n", w.id, to_string(w.state));
+      return 3;
+    }
+  return 0;
+}
+
+void print_plan(const suite& s, const runner_options& o, const run_args& a, summary_format out_format) {
+  if (out_format == summary_format::json) {
+    nlohmann::ordered_json j;
+    j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
+    j["settings"] = {{"repetitions", o.settings.repetitions}, {"warmup", o.settings.warmup},
+                     {"min_time_ms", o.settings.min_time_ms}, {"warmup_ms", o.settings.warmup_ms},
+                     {"rounds", a.rounds}};
+    j["workloads"] = nlohmann::ordered_json::array();
+    for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}\n", s.name,
+             s.source, s.workloads.size(), s.workloads.size() == 1 ? "" : "s", o.settings.repetitions,
+             o.settings.warmup, o.settings.min_time_ms, o.cold ? ", L2 flushed before each run" : "",
+             a.rounds > 1 ? fmt::format(", {} rounds in fresh processes", a.rounds) : "");
+  for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, s.workloads[i].id);
+}
+
+// Several rounds: this process only schedules; each round is `cudabench run` in a fresh process
+// writing its own file under OUTPUT.rounds/, merged into OUTPUT after every round.
+int execute_rounds(const run_args& a, const suite& s, summary_format out_format) {
+  const std::string output = a.no_output ? "" : a.output.empty() ? default_run_output(s.name) : a.output;
+  std::string dir;
+  if (!output.empty()) {
+    dir = output + ".rounds";
+  } else {
+    dir = (std::filesystem::temp_directory_path() / fmt::format("cudabench-rounds-{}-{}", ::getpid(), utc_stamp())).string();
+  }
+  make_directories(dir);
+  child_run_options co = child_options(a, s.source);
+  // CUDABENCH_ROUND_COMMAND replaces this executable for the rounds (the CPU tests run rounds
+  // through a fake cudabench; a user can wrap rounds in e.g. `numactl --cpunodebind=0 cudabench`).
+  const char* override_cmd = std::getenv("CUDABENCH_ROUND_COMMAND");
+  const std::vector<std::string> self =
+      override_cmd && *override_cmd ? split_command(override_cmd) : std::vector<std::string>{self_executable()};
+  side_rounds side;
+  bool interrupted = false;
+  for (int r = 0; r < a.rounds && !interrupted; ++r) {
+    if (!a.quiet) fmt::print(stderr, "=== round {}/{} (fresh process)\n", r + 1, a.rounds);
+    const std::string file = fmt::format("{}/round-{}.json", dir, r + 1);
+    std::filesystem::remove(file);
+    const child_result cr = run_child(child_run_argv(self, co, file), true);
+    side.add(file, cr);
+    interrupted = cr.interrupted;
+    if (!side.any_result()) {
+      // The first round could not even start (no GPU, bad driver): more rounds would fail alike.
+      throw runtime_failure(fmt::format("round 1 of {} ended with exit code {} and no result file; see the "
+                                        "messages above",
+                                        a.rounds, cr.exit_code));
+    }
+    result_file merged = side.merged();
+    if (!output.empty()) write_result_file(merged, output);
+    if (r + 1 == a.rounds || interrupted) {
+      fmt::print("{}", format_run_summary(merged, out_format));
+      if (!output.empty() && !a.quiet) fmt::print(stderr, "result file: {} (rounds in {})\n", output, dir);
+      if (output.empty()) std::filesystem::remove_all(dir);
+      if (interrupted) return 130;
+      return a.strict ? strict_exit(merged) : 0;
+    }
+  }
+  return 0;
 }
 
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
+  check_run_args(a);
   suite s = load_cli_suite(a.suite);
   s.workloads = filter_workloads(s, a.filter);
 
-  runner_options o;
-  o.settings = s.defaults;
-  if (a.reps >= 0) o.settings.repetitions = a.reps;
-  if (a.warmup >= 0) o.settings.warmup = a.warmup;
-  if (a.min_time_ms >= 0) o.settings.min_time_ms = a.min_time_ms;
-  o.device = a.device;
-  o.label = a.label;
-  o.cold = a.cold;
-  o.quiet = a.quiet;
-  o.argv = process_argv();
-  if (!a.mem_limit.empty()) o.mem_limit = parse_byte_size(a.mem_limit, "--mem-limit");
-
+  runner_options o = runner_options_of(a, s);
   if (a.dry_run) {
-    if (out_format == summary_format::json) {
-      nlohmann::ordered_json j;
-      j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-      j["settings"] = {{"repetitions", o.settings.repetitions}, {"warmup", o.settings.warmup},
-                       {"min_time_ms", o.settings.min_time_ms}};
-      j["workloads"] = nlohmann::ordered_json::array();
-      for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
-      fmt::print("{}\n", j.dump(2));
-      return 0;
-    }
-    fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}\n", s.name,
-               s.source, s.workloads.size(), s.workloads.size() == 1 ? "" : "s", o.settings.repetitions,
-               o.settings.warmup, o.settings.min_time_ms, o.cold ? ", L2 flushed before each run" : "");
-    for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, s.workloads[i].id);
+    print_plan(s, o, a, out_format);
     return 0;
   }
+  if (a.rounds > 1) return execute_rounds(a, s, out_format);
 
-  if (!a.no_output) o.output_path = a.output.empty() ? default_output_path(s.name) : a.output;
+  if (!a.tuning_from.empty()) {
+    o.tuning_from = tuning_of(a.tuning_from);
+    o.tuning_from_source = a.tuning_from;
+  }
+  if (!a.no_output) o.output_path = a.output.empty() ? default_run_output(s.name) : a.output;
   std::signal(SIGINT, on_sigint);
   const result_file r = run_suite(s, o, g_stop);
   std::signal(SIGINT, SIG_DFL);
   fmt::print("{}", format_run_summary(r, out_format));
   if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", o.output_path);
   if (g_stop) return 130;
-  if (a.strict)
-    for (const auto& w : r.workloads)
-      if (w.state == status::error || w.state == status::failed_validation) {
-        fmt::print(stderr, "cudabench: --strict: {} ended with status {}\n", w.id, to_string(w.state));
-        return 3;
-      }
-  return 0;
+  return a.strict ? strict_exit(r) : 0;
 }
 
 }  // namespace
@@ -104,23 +147,22 @@ int execute(const run_args& a) {
 void add_run(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<run_args>();
   CLI::App* run = app.add_subcommand("run", "Run a suite and write a result file (the default subcommand)");
-  run->add_option("--suite", a->suite, "Suite name (configs/NAME.json) or path to a suite file")->capture_default_str();
-  run->add_option("--filter", a->filter, "Glob(s) on workload ids, comma-separated (e.g. 'matmul/*fp16*')");
-  run->add_option("--reps", a->reps, "Timed repetitions per workload (default: suite's, 5)")->check(CLI::Range(1, 1000));
-  run->add_option("--warmup", a->warmup, "Warm-up runs before timing (default: suite's, 2)")->check(CLI::Range(0, 1000));
-  run->add_option("--min-time-ms", a->min_time_ms, "Each repetition batches runs to last at least this long")
-      ->check(CLI::Range(0.0, 1e6));
+  add_run_options(*run, *a);
   run->add_option("-o,--output", a->output, "Result file (default: cudabench-SUITE-TIMESTAMP.json)");
   run->add_flag("--no-output", a->no_output, "Do not write a result file");
   run->add_option("--format", a->format, "stdout format: table, markdown, csv, json")->capture_default_str();
-  run->add_option("--device", a->device, "CUDA device index")->capture_default_str();
   run->add_option("--label", a->label, "Label for comparisons (default: 'CUDA <runtime version>')");
-  run->add_option("--mem-limit", a->mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
-  run->add_flag("--cold", a->cold, "Flush L2 before every timed run");
+  run->add_option("--rounds", a->rounds,
+                  "Run the suite this many times, each round in a fresh process, into one result file "
+                  "(compare judges between-round noise; 5 for a trustworthy verdict)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  run->add_option("--tuning-from", a->tuning_from,
+                  "Replay the setup-time tuning choices recorded in this result file instead of tuning");
   run->add_flag("--strict", a->strict, "Exit 3 if any workload errors or fails validation");
   run->add_flag("--dry-run", a->dry_run, "Expand the suite and print the plan; needs no GPU");
-  run->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
-  run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
+  run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
+              "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
               "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'");
   run->callback([a, &exit_code] { exit_code = execute(*a); });
 }

@@ -1,5 +1,5 @@
 // The subcommands. Each add_* registers one subcommand on `app`; its callback stores the process
-// exit code (DESIGN.md "Exit codes") in `exit_code`. Errors are thrown as input_error (exit 2) or
+// exit code (README "Exit codes") in `exit_code`. Errors are thrown as input_error (exit 2) or
 // runtime_failure (exit 3) and reported once, in main().
 #pragma once
 #include <string>
@@ -14,6 +14,7 @@ void add_list(CLI::App& app, int& exit_code);      // cmd_list.cpp
 void add_validate(CLI::App& app, int& exit_code);  // cmd_validate.cpp
 void add_env(CLI::App& app, int& exit_code);       // cmd_env.cpp
 void add_compare(CLI::App& app, int& exit_code);   // cmd_compare.cpp
+void add_ab(CLI::App& app, int& exit_code);        // cmd_ab.cpp
 
 // Where `--suite NAME` looks for NAME.json: $CUDABENCH_CONFIG_DIR, the source tree's configs/,
 // the installed share/cudabench/configs, ./configs.

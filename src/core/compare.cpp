@@ -4,9 +4,10 @@
 //   |change| >= threshold, Holm-adjusted p <  alpha     -> improved / regressed (by the sign of the change)
 //   |change| >= threshold, Holm-adjusted p >= alpha     -> inconclusive (too noisy to tell)
 // p comes from the between-round test on per-round medians (round_test.hpp), with the kind's
-// documented noise floor as prior (noise_floor.hpp); Holm's adjustment runs over every tested row
-// of one candidate, so an A/A comparison of many rows raises a false alarm with probability at most
-// alpha. A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
+// documented between-round noise as prior and, unless both files come from one interleaved
+// `cudabench ab` session, its between-session noise as known extra variance (noise_floor.hpp);
+// Holm's adjustment runs over every tested row of one candidate, so an A/A comparison of many rows
+// raises a false alarm with probability at most alpha. A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
 // single sample) has no sampling noise, so its change is judged by the threshold alone.
 // A zero baseline median has no percentage change: equal medians are unchanged, otherwise the
 // direction of the difference decides when significant and it is inconclusive when not.
@@ -110,7 +111,8 @@ struct pending_test {
 // verdict depends on it.
 std::optional<pending_test> judge(const compare_cell& base, const compare_cell& cand, bool base_has_workload,
                                   bool cand_has_workload, better direction, const std::string& metric,
-                                  double floor, const compare_options& opt, compare_change& ch) {
+                                  const noise_model& noise, bool same_session, const compare_options& opt,
+                                  compare_change& ch) {
   if (!base.present && !cand.present) {
     ch.outcome = verdict::only_in_candidate;  // another candidate has it; counts() skips this one
     ch.note = "not in the baseline or this candidate";
@@ -160,7 +162,12 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
                                                        : verdict::regressed;
     return std::nullopt;
   }
-  const round_test_result t = between_round_test(base.round_medians, cand.round_medians, floor, opt.prior_df, opt.alpha);
+  round_test_options to;
+  to.round_sd = noise.round_sd;
+  to.session_sd = same_session ? 0.0 : noise.session_sd;
+  to.prior_df = opt.prior_df;
+  to.alpha = opt.alpha;
+  const round_test_result t = between_round_test(base.round_medians, cand.round_medians, to);
   // Change and interval on the same scale as the test: geometric mean of the rounds' medians.
   auto pct = [&](double effect) { return sign * effect_to_pct(effect, t.log_scale) + 0.0; };
   ch.change_pct = pct(t.effect);
@@ -169,7 +176,7 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   ch.p_value = t.p_value;
   if (std::abs(*ch.change_pct) < opt.threshold_pct) {
     ch.outcome = verdict::unchanged;
-    return pending_test{0, t.p_value, false, };  // adjusted with the rest, but the verdict stands
+    return pending_test{0, t.p_value, false};  // adjusted with the rest, but the verdict stands
   }
   ch.outcome = verdict::inconclusive;  // until the adjusted p says otherwise
   return pending_test{0, t.p_value, *ch.change_pct > 0};
@@ -182,6 +189,43 @@ std::string clock_context(const compare_cell& base, const compare_cell& cand) {
   if (base.power_w && cand.power_w)
     out += fmt::format("{}power {:.0f} -> {:.0f} W", out.empty() ? "" : ", ", *base.power_w, *cand.power_w);
   return out;
+}
+
+// How much noisier than documented this comparison's rounds are, pooled over every row that has
+// rounds on both sides: sum of squared deviations of log round medians over sum of df x round_sd^2.
+// Never below 1: the documented floors are a lower bound, the data may only raise them (a noisy
+// session then cannot turn its extra noise into false alarms). Hundreds of degrees of freedom
+// (42 rows x 8) make the estimate precise.
+double session_noise_scale(const std::vector<compare_row>& rows, const std::vector<noise_model>& noise,
+                           std::size_t candidate) {
+  double ss = 0, expected = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const compare_cell& b = rows[r].cells[0];
+    const compare_cell& c = rows[r].cells[candidate];
+    if (!b.present || !c.present || b.state != status::ok || c.state != status::ok) continue;
+    for (const compare_cell* cell : {&b, &c}) {
+      const auto& m = cell->round_medians;
+      if (m.size() < 2 || !std::all_of(m.begin(), m.end(), [](double x) { return x > 0; })) continue;
+      double mean = 0;
+      for (double x : m) mean += std::log(x);
+      mean /= static_cast<double>(m.size());
+      for (double x : m) ss += (std::log(x) - mean) * (std::log(x) - mean);
+      expected += static_cast<double>(m.size() - 1) * noise[r].round_sd * noise[r].round_sd;
+    }
+  }
+  return expected > 0 ? std::max(1.0, std::sqrt(ss / expected)) : 1.0;
+}
+
+// " x1.4 (rounds noisier than documented)" when some candidate's scale is above 1.
+std::string noise_note(const std::vector<double>& scales) {
+  double worst = 1;
+  for (double s : scales) worst = std::max(worst, s);
+  return worst > 1.0 + 1e-9 ? fmt::format(" x{:.2f} (rounds noisier than documented)", worst) : "";
+}
+
+std::string session_of(const result_file& f) {
+  const auto it = f.interleave.find("session");
+  return it != f.interleave.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 std::optional<double> median_of(const std::vector<double>& v) {
@@ -239,6 +283,12 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
                                     listed);
   }
 
+  // One interleaved session (`cudabench ab`): the sides share machine, power state and drift, so
+  // the between-session term cancels.
+  const std::string base_session = session_of(files[0]);
+  for (std::size_t i = 1; i < nf; ++i)
+    out.same_session.push_back(!base_session.empty() && session_of(files[i]) == base_session);
+
   // Workload ids in order: the baseline's, then those only candidates have.
   std::vector<std::string> ids;
   std::set<std::string> id_set;
@@ -254,6 +304,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
 
   bool in_common = false;
   std::vector<std::vector<pending_test>> pending(nf - 1);
+  std::vector<noise_model> noise_of_row;  // parallel to out.rows
   for (const auto& id : ids) {
     std::vector<const workload_result*> ws(nf);
     for (std::size_t i = 0; i < nf; ++i) ws[i] = find(files[i], id);
@@ -300,6 +351,8 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
           }
       }
       row.name = readable_name(id, row.kind, desc->params, mname, row.unit, units);
+      row.base_has_workload = ws[0] != nullptr;
+      for (std::size_t i = 1; i < nf; ++i) row.cand_has_workload.push_back(ws[i] != nullptr);
       for (std::size_t i = 0; i < nf; ++i) {
         compare_cell c;
         const workload_result* w = ws[i];
@@ -326,21 +379,29 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
         }
         row.cells.push_back(std::move(c));
       }
-      const double floor = noise_floor(row.kind, mname, desc->params);
-      for (std::size_t i = 1; i < nf; ++i) {
-        compare_change ch;
-        auto t = judge(row.cells[0], row.cells[i], ws[0] != nullptr, ws[i] != nullptr, row.direction, mname, floor,
-                       opt, ch);
-        if (t) {
-          t->row = out.rows.size();
-          pending[i - 1].push_back(*t);
-        }
-        const auto& b = row.cells[0];
-        const auto& cnd = row.cells[i];
-        ch.tuning_differs = b.present && cnd.present && !b.tuning.empty() && !cnd.tuning.empty() && b.tuning != cnd.tuning;
-        row.changes.push_back(std::move(ch));
-      }
+      noise_of_row.push_back(noise_floor(row.kind, mname, desc->params));
       out.rows.push_back(std::move(row));
+    }
+  }
+  // Second pass, once every row is known: the session's noise scale per candidate, then verdicts.
+  for (std::size_t i = 1; i < nf; ++i) {
+    const double scale = session_noise_scale(out.rows, noise_of_row, i);
+    out.noise_scale.push_back(scale);
+    for (std::size_t r = 0; r < out.rows.size(); ++r) {
+      compare_row& row = out.rows[r];
+      noise_model noise = noise_of_row[r];
+      noise.round_sd *= scale;
+      compare_change ch;
+      auto t = judge(row.cells[0], row.cells[i], row.base_has_workload, row.cand_has_workload[i - 1], row.direction, row.metric, noise,
+                     out.same_session[i - 1], opt, ch);
+      if (t) {
+        t->row = r;
+        pending[i - 1].push_back(*t);
+      }
+      const auto& b = row.cells[0];
+      const auto& cnd = row.cells[i];
+      ch.tuning_differs = b.present && cnd.present && !b.tuning.empty() && !cnd.tuning.empty() && b.tuning != cnd.tuning;
+      row.changes.push_back(std::move(ch));
     }
   }
   if (!in_common)
@@ -374,10 +435,16 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
     }
 
   for (const auto& f : files) out.rounds.push_back(std::max(1, f.rounds));
+  const bool all_same = std::all_of(out.same_session.begin(), out.same_session.end(), [](bool b) { return b; });
+  const bool none_same = std::none_of(out.same_session.begin(), out.same_session.end(), [](bool b) { return b; });
   out.method = fmt::format(
-      "between-round moderated t test on per-round medians (prior: each kind's noise floor, {:g} df), "
+      "between-round moderated t test on per-round medians (prior: each kind's round noise{}, {:g} df; {}), "
       "Holm-corrected over {} tested row{} per candidate, alpha {:g}, threshold {:g}%",
-      opt.prior_df, tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct);
+      noise_note(out.noise_scale), opt.prior_df,
+      all_same    ? "one interleaved session"
+      : none_same ? "separate sessions: each kind's session noise added"
+                  : "session noise added where not interleaved with the baseline",
+      tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct);
   std::string single;
   for (std::size_t i = 0; i < nf; ++i)
     if (out.rounds[i] < 2) single += fmt::format("{}{}", single.empty() ? "" : ", ", sources[i]);

@@ -15,7 +15,8 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
   j["compare_schema_version"] = "1.1";
   j["alpha"] = c.alpha;
   j["threshold_pct"] = c.threshold_pct;
-  j["test"] = "between-round moderated t (per-round medians, kind noise floor as prior), Holm-corrected";
+  j["test"] = "between-round moderated t on per-round medians (kind noise as prior, session noise unless interleaved), "
+              "Holm-corrected";
   j["method"] = c.method;
   j["single_round_warning"] = c.single_round_warning ? oj(*c.single_round_warning) : oj(nullptr);
   oj files = oj::array();
@@ -23,7 +24,8 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
     files.push_back({{"label", c.labels[i]},
                      {"source", c.sources[i]},
                      {"role", i == 0 ? "baseline" : "candidate"},
-                     {"rounds", i < c.rounds.size() ? c.rounds[i] : 1}});
+                     {"rounds", i < c.rounds.size() ? c.rounds[i] : 1},
+                     {"same_session_as_baseline", i == 0 ? oj(nullptr) : oj(bool(c.same_session[i - 1]))}});
   j["files"] = std::move(files);
   j["gpu_warning"] = c.gpu_warning ? oj(*c.gpu_warning) : oj(nullptr);
   oj env = oj::array();

@@ -93,6 +93,7 @@ nlohmann::ordered_json to_json(const result_file& r) {
     j["rounds"] = r.rounds;
     j["round_log"] = r.round_log;
   }
+  if (!r.interleave.empty()) j["interleave"] = r.interleave;
   oj workloads = oj::array();
   for (const auto& w : r.workloads) {
     oj o;
@@ -351,6 +352,11 @@ class reader {
     if (const J* v = field(root, "", "round_log", false)) {
       expect(*v, v->is_array(), "round_log", "an array");
       r.round_log = nlohmann::ordered_json::parse(v->dump());
+    }
+    if (const J* v = field(root, "", "interleave", false)) {
+      r.interleave = object_at(*v, "interleave");
+      if (const auto it = r.interleave.find("session"); it != r.interleave.end() && !it->is_string())
+        fail("interleave.session", fmt::format("expected a string, got {}", it->type_name()));
     }
     const J& ws = *field(root, "", "workloads", true);
     expect(ws, ws.is_array(), "workloads", "an array");

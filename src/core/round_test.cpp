@@ -41,14 +41,32 @@ double sum_sq_dev(const std::vector<double>& v) {
   return s;
 }
 
+void check(const round_test_options& o) {
+  if (!(o.round_sd > 0) || !std::isfinite(o.round_sd))
+    throw std::invalid_argument("between_round_test: round_sd must be > 0");
+  if (!(o.session_sd >= 0) || !std::isfinite(o.session_sd))
+    throw std::invalid_argument("between_round_test: session_sd must be >= 0");
+  if (!(o.prior_df > 0) || !std::isfinite(o.prior_df))
+    throw std::invalid_argument("between_round_test: prior_df must be > 0");
+  if (!(o.alpha > 0 && o.alpha < 1)) throw std::invalid_argument("between_round_test: alpha must be in (0, 1)");
+}
+
+// Standard error and degrees of freedom from the moderated round variance `s2` (with `df_s2`
+// degrees of freedom) and the known session variance.
+void combine(double s2, double df_s2, double nb, double nc, double session_sd, double& se, double& df) {
+  const double a = s2 * (1 / nb + 1 / nc);
+  const double b = 2 * session_sd * session_sd;
+  se = std::sqrt(a + b);
+  // Welch-Satterthwaite: the session term is known (infinite df), so only `a` carries uncertainty.
+  df = a > 0 ? (a + b) * (a + b) / (a * a / df_s2) : 1e6;
+}
+
 }  // namespace
 
-round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand, double floor,
-                                     double prior_df, double alpha) {
+round_test_result between_round_test(const std::vector<double>& base, const std::vector<double>& cand,
+                                     const round_test_options& o) {
   if (base.empty() || cand.empty()) throw std::invalid_argument("between_round_test: a side has no rounds");
-  if (!(floor > 0) || !std::isfinite(floor)) throw std::invalid_argument("between_round_test: the floor must be > 0");
-  if (!(prior_df > 0)) throw std::invalid_argument("between_round_test: prior_df must be > 0");
-  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("between_round_test: alpha must be in (0, 1)");
+  check(o);
   for (const auto* side : {&base, &cand})
     for (double x : *side)
       if (!std::isfinite(x)) throw std::invalid_argument("between_round_test: non-finite value");
@@ -74,17 +92,27 @@ round_test_result between_round_test(const std::vector<double>& base, const std:
   const double ss = sum_sq_dev(b) + sum_sq_dev(c);
   const double s2_obs = r.observed_df > 0 ? ss / r.observed_df : 0.0;
   r.observed_sd = std::sqrt(s2_obs);
-  // On the log scale a relative sd `floor` is log(1 + floor) to first order; use it as is.
-  const double prior_var = floor * floor;
-  const double s2 = (prior_df * prior_var + r.observed_df * s2_obs) / (prior_df + r.observed_df);
-  r.df = prior_df + r.observed_df;
-  r.se = std::sqrt(s2 * (1 / nb + 1 / nc));
+  // On the log scale a relative sd is log(1 + sd) to first order; use it as is.
+  const double s2 = (o.prior_df * o.round_sd * o.round_sd + r.observed_df * s2_obs) / (o.prior_df + r.observed_df);
+  combine(s2, o.prior_df + r.observed_df, nb, nc, o.session_sd, r.se, r.df);
   r.t = r.effect / r.se;
   r.p_value = std::min(1.0, student_t_two_sided_p(r.t, r.df));
-  const double q = student_t_quantile(1 - alpha / 2, r.df);
+  const double q = student_t_quantile(1 - o.alpha / 2, r.df);
   r.ci_low = r.effect - q * r.se;
   r.ci_high = r.effect + q * r.se;
   return r;
+}
+
+double minimum_detectable_pct(const round_test_options& o, int rounds, int rows, double power) {
+  check(o);
+  if (rounds < 1 || rows < 1 || !(power > 0 && power < 1))
+    throw std::invalid_argument("minimum_detectable_pct: rounds and rows >= 1, power in (0, 1)");
+  double se = 0, df = 0;
+  const double n = rounds;
+  combine(o.round_sd * o.round_sd, o.prior_df + 2 * (n - 1), n, n, o.session_sd, se, df);
+  const double crit = student_t_quantile(1 - o.alpha / (2.0 * rows), df);
+  const double z_power = student_t_quantile(power, df);
+  return effect_to_pct((crit + z_power) * se, true);
 }
 
 }  // namespace cudabench

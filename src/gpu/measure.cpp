@@ -130,16 +130,34 @@ workload_result run_workload(const workload_spec& spec, const runner_options& op
       return r;
     }
 
-    // Warm-up: module load, plans, caches stay out of the numbers.
+    // Warm-up: module load, plans, caches stay out of the numbers. Then, until warmup_ms of GPU
+    // time have passed in all, batches of runs that double in size: the clocks leave whatever state the setup or
+    // idle left them in before anything is timed (a 10 us kernel's two warm-up runs do not).
+    cuda_event start, end;
+    start.record(ctx.stream);
     for (int i = 0; i < opts.settings.warmup; ++i) {
       if (flusher) flusher->flush(ctx.stream);
       w->run(ctx.stream);
+    }
+    end.record(ctx.stream);
+    CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+    double warmed = end.since(start);  // a heavy workload's counted warm-up already covers warmup_ms
+    if (opts.settings.warmup_ms > 0) {
+      for (long batch = 1; warmed < opts.settings.warmup_ms && !stop; batch = std::min(2 * batch, kMaxRunsPerRepetition)) {
+        start.record(ctx.stream);
+        for (long i = 0; i < batch; ++i) {
+          if (flusher) flusher->flush(ctx.stream);
+          w->run(ctx.stream);
+        }
+        end.record(ctx.stream);
+        CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
+        warmed += end.since(start);
+      }
     }
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     mem.sample();
 
     // Size the batch from one timed run.
-    cuda_event start, end;
     if (flusher) flusher->flush(ctx.stream);
     start.record(ctx.stream);
     w->run(ctx.stream);

@@ -32,8 +32,10 @@ result_file run_suite(const suite& s, const runner_options& opts, const std::ato
   out.settings = {{"repetitions", opts.settings.repetitions},
                   {"warmup", opts.settings.warmup},
                   {"min_time_ms", opts.settings.min_time_ms},
+                  {"warmup_ms", opts.settings.warmup_ms},
                   {"cold_l2", opts.cold},
                   {"mem_limit_bytes", opts.mem_limit}};
+  if (!opts.tuning_from_source.empty()) out.settings["tuning_from"] = opts.tuning_from_source;
   out.started_at = utc_now_iso8601();
   auto save = [&] {
     out.finished_at = utc_now_iso8601();

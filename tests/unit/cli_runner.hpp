@@ -11,8 +11,9 @@ struct cli_result {
   std::string output;  // stdout and stderr together
 };
 
-inline cli_result run_cudabench(const std::string& args) {
-  const std::string cmd = std::string(CUDABENCH_BINARY) + " " + args + " 2>&1";
+// `env`: "VAR=value ..." put before the command (for the fake cudabench's switches).
+inline cli_result run_cudabench(const std::string& args, const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(CUDABENCH_BINARY) + " " + args + " 2>&1";
   cli_result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -1,0 +1,204 @@
+// `cudabench ab BUILD_A BUILD_B [BUILD_C ...]`: an interleaved comparison of builds on one GPU.
+// Rounds alternate the builds (A B, B A, A B, ... : for three, A B C, C B A, ...) so drift,
+// temperature and power state fall on every build alike; every round is a fresh process. Each
+// side's rounds are merged into DIR/A.json, DIR/B.json, ... (rewritten after every round, so
+// nothing measured is lost), marked as one interleaved session, and compared (baseline A). A build
+// is a cudabench executable, or a command such as "env LD_LIBRARY_PATH=/opt/cu121/lib build/cudabench".
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.hpp"
+#include "cli/round_driver.hpp"
+#include "cli/run_args.hpp"
+#include "cli/subprocess.hpp"
+#include "cli/suite_loading.hpp"
+#include "cudabench/compare.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/report.hpp"
+
+namespace cudabench::cli {
+namespace {
+
+struct ab_args {
+  run_args run;
+  std::vector<std::string> sides;
+  std::string labels;
+  std::string output_dir;
+  bool hold_tuning = false;
+  std::string format = "table";
+  double alpha = 0.05, threshold = 2.0;
+  bool fail_on_regression = false;
+};
+
+std::string session_id() {
+  std::random_device rd;
+  return fmt::format("{}-{:08x}", utc_stamp(), rd());
+}
+
+// Round r's order of the sides: forward on even rounds, backward on odd ones (ABBA...).
+std::vector<std::size_t> order_of_round(int r, std::size_t n) {
+  std::vector<std::size_t> o;
+  for (std::size_t i = 0; i < n; ++i) o.push_back(r % 2 == 0 ? i : n - 1 - i);
+  return o;
+}
+
+std::vector<std::string> split_labels(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !(out << text) || !out.flush()) throw input_error(fmt::format("{}: cannot write", path));
+}
+
+std::string report_text(const comparison& c, const std::string& format, bool color) {
+  report_options ro;
+  ro.color = color;
+  std::ostringstream s;
+  make_reporter(format, ro)->report(c, s);
+  return s.str();
+}
+
+int run_ab(const ab_args& a) {
+  const std::size_t n = a.sides.size();
+  if (n < 2) throw input_error(fmt::format("ab needs at least two builds to compare (got {})", n));
+  if (n > 26) throw input_error(fmt::format("ab compares at most 26 builds (got {})", n));
+  check_run_args(a.run);
+  if (a.run.rounds < 1) throw input_error("--rounds must be at least 1");
+  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  std::vector<std::string> labels(n);
+  if (!a.labels.empty()) {
+    labels = split_labels(a.labels);
+    if (labels.size() != n)
+      throw input_error(fmt::format("--labels has {} label{} for {} builds", labels.size(), labels.size() == 1 ? "" : "s", n));
+  }
+  std::vector<std::vector<std::string>> commands;
+  for (const auto& s : a.sides) commands.push_back(split_command(s));
+  suite s = load_cli_suite(a.run.suite);
+  (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
+
+  const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", s.name, utc_stamp()) : a.output_dir;
+  make_directories(dir + "/rounds");
+  const std::string session = session_id();
+  std::string schedule;
+  for (int r = 0; r < a.run.rounds; ++r)
+    for (std::size_t i : order_of_round(r, n)) schedule += static_cast<char>('A' + i);
+  nlohmann::ordered_json side_list = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < n; ++i)
+    side_list.push_back({{"side", std::string(1, static_cast<char>('A' + i))}, {"command", a.sides[i]}});
+
+  std::vector<side_rounds> sides(n);
+  std::string held;  // --hold-tuning: the first round's file, replayed by every later run
+  bool interrupted = false;
+  int run_no = 0;
+  for (int r = 0; r < a.run.rounds && !interrupted; ++r) {
+    for (std::size_t i : order_of_round(r, n)) {
+      const std::string side(1, static_cast<char>('A' + i));
+      ++run_no;
+      if (!a.run.quiet)
+        fmt::print(stderr, "=== ab run {}/{} (round {}, side {}{}): {}\n", run_no, schedule.size(), r + 1, side,
+                   labels[i].empty() ? "" : " \"" + labels[i] + "\"", a.sides[i]);
+      child_run_options co = child_options(a.run, s.source);
+      co.label = labels[i];
+      if (a.hold_tuning && !held.empty()) co.tuning_from = held;
+      const std::string file = fmt::format("{}/rounds/{}-{}.json", dir, side, r + 1);
+      std::filesystem::remove(file);
+      const child_result cr = run_child(child_run_argv(commands[i], co, file), true);
+      sides[i].add(file, cr);
+      if (a.hold_tuning && held.empty() && sides[i].last().has_result) held = file;
+      if (sides[i].any_result()) {
+        result_file merged = sides[i].merged();
+        merged.interleave = {{"session", session}, {"side", side}, {"sides", side_list}, {"schedule", schedule}};
+        write_result_file(merged, fmt::format("{}/{}.json", dir, side));
+      }
+      if (cr.interrupted) {
+        interrupted = true;
+        break;
+      }
+    }
+  }
+
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!sides[i].any_result())
+      missing.push_back(fmt::format("{} ({}): {}", static_cast<char>('A' + i), a.sides[i],
+                                    sides[i].size() ? sides[i].last().note : "never ran"));
+  if (!missing.empty())
+    throw runtime_failure(fmt::format("no result from build{} {}; results of the others are in {}",
+                                      missing.size() == 1 ? "" : "s", fmt::join(missing, "; "), dir));
+
+  std::vector<result_file> files;
+  std::vector<std::string> sources;
+  for (std::size_t i = 0; i < n; ++i) {
+    sources.push_back(fmt::format("{}/{}.json", dir, static_cast<char>('A' + i)));
+    files.push_back(read_result_file(sources.back()));
+  }
+  compare_options opt;
+  opt.alpha = a.alpha;
+  opt.threshold_pct = a.threshold;
+  const comparison cmp = compare_results(files, sources, opt);
+  write_text(dir + "/compare.md", report_text(cmp, "markdown", false));
+  write_text(dir + "/compare.json", report_text(cmp, "json", false));
+  const char* no_color = std::getenv("NO_COLOR");
+  std::cout << report_text(cmp, a.format, a.format == "table" && isatty(fileno(stdout)) && !(no_color && *no_color));
+  std::cout.flush();
+  if (!a.run.quiet) fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n", dir);
+  if (interrupted) return 130;
+  return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
+}
+
+}  // namespace
+
+void add_ab(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<ab_args>();
+  a->run.rounds = 5;
+  auto* cmd = app.add_subcommand("ab", "Interleaved A/B of builds on one GPU: rounds alternate A B B A ..., then compare");
+  cmd->add_option("builds", a->sides,
+                  "Builds to compare, baseline first: cudabench executables, or commands such as "
+                  "\"env LD_LIBRARY_PATH=/opt/cu121/lib build/cudabench\"")
+      ->required();
+  add_run_options(*cmd, a->run);
+  cmd->add_option("--rounds", a->run.rounds, "Rounds per build (each a fresh process)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--labels", a->labels, "Comma-separated labels, one per build (default: each build's 'CUDA <runtime>')");
+  cmd->add_option("-o,--output-dir", a->output_dir, "Directory for the results (default: ab-SUITE-TIMESTAMP)");
+  cmd->add_flag("--hold-tuning", a->hold_tuning,
+                "Replay the first run's tuning choices (cuBLASLt algorithms, LLM variants) in every later run, "
+                "so only the builds differ");
+  cmd->add_option("--format", a->format, "stdout format of the comparison")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--alpha", a->alpha, "Family-wise significance level (Holm over the rows)")->capture_default_str();
+  cmd->add_option("--threshold", a->threshold, "Changes below this many percent are `unchanged`")->capture_default_str();
+  cmd->add_flag("--fail-on-regression", a->fail_on_regression, "Exit 1 when a build regressed against the first");
+  cmd->footer(
+      "Examples:\n"
+      "  cudabench ab build-cuda-12.1/cudabench build-cuda-12.4/cudabench --suite full --rounds 5\n"
+      "  cudabench ab build/cudabench \"env LD_LIBRARY_PATH=/opt/cublas-12.1/lib build/cudabench\" --suite quick\n"
+      "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input, 3 a build produced no\n"
+      "result, 130 interrupted (what finished is kept).");
+  cmd->callback([a, &exit_code] { exit_code = run_ab(*a); });
+}
+
+}  // namespace cudabench::cli

@@ -1,0 +1,76 @@
+// See run_args.hpp.
+#include "cli/run_args.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cudabench/errors.hpp"
+
+namespace cudabench::cli {
+
+void add_run_options(CLI::App& cmd, run_args& a) {
+  cmd.add_option("--suite", a.suite, "Suite name (configs/NAME.json) or path to a suite file")->capture_default_str();
+  cmd.add_option("--filter", a.filter, "Glob(s) on workload ids, comma-separated (e.g. 'matmul/*fp16*')");
+  cmd.add_option("--reps", a.reps, "Timed repetitions per workload (default: suite's, 5)")->check(CLI::Range(1, 1000));
+  cmd.add_option("--warmup", a.warmup, "Warm-up runs before timing (default: suite's, 2)")->check(CLI::Range(0, 1000));
+  cmd.add_option("--warmup-ms", a.warmup_ms,
+                 "Keep warming up until this much GPU time has passed, so clocks have left idle (default 100)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd.add_option("--min-time-ms", a.min_time_ms, "Each repetition batches runs to last at least this long")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd.add_option("--device", a.device, "CUDA device index")->capture_default_str();
+  cmd.add_option("--mem-limit", a.mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
+  cmd.add_flag("--cold", a.cold, "Flush L2 before every timed run");
+  cmd.add_flag("-q,--quiet", a.quiet, "No progress lines on stderr");
+}
+
+void check_run_args(const run_args& a) {
+  if (a.device < 0) throw input_error(fmt::format("--device {}: a CUDA device index is 0 or more", a.device));
+  if (std::isnan(a.min_time_ms)) throw input_error("--min-time-ms nan: expected a number of milliseconds");
+  if (std::isnan(a.warmup_ms)) throw input_error("--warmup-ms nan: expected a number of milliseconds");
+  if (a.no_output && !a.output.empty()) throw input_error("--no-output and -o/--output contradict each other");
+  if (a.rounds > 1 && !a.tuning_from.empty() && a.tuning_from == a.output)
+    throw input_error("--tuning-from and -o/--output name the same file");
+  if (!a.mem_limit.empty()) (void)parse_byte_size(a.mem_limit, "--mem-limit");
+}
+
+runner_options runner_options_of(const run_args& a, const suite& s) {
+  runner_options o;
+  o.settings = s.defaults;
+  if (a.reps >= 0) o.settings.repetitions = a.reps;
+  if (a.warmup >= 0) o.settings.warmup = a.warmup;
+  if (a.min_time_ms >= 0) o.settings.min_time_ms = a.min_time_ms;
+  if (a.warmup_ms >= 0) o.settings.warmup_ms = a.warmup_ms;
+  o.device = a.device;
+  o.label = a.label;
+  o.cold = a.cold;
+  o.quiet = a.quiet;
+  o.argv = process_argv();
+  if (!a.mem_limit.empty()) o.mem_limit = parse_byte_size(a.mem_limit, "--mem-limit");
+  return o;
+}
+
+child_run_options child_options(const run_args& a, const std::string& suite_path) {
+  child_run_options c;
+  c.suite_path = suite_path;
+  c.filter = a.filter;
+  c.reps = a.reps;
+  c.warmup = a.warmup;
+  c.min_time_ms = a.min_time_ms;
+  c.warmup_ms = a.warmup_ms;
+  c.device = a.device;
+  c.mem_limit = a.mem_limit;
+  c.cold = a.cold;
+  c.quiet = a.quiet;
+  c.label = a.label;
+  c.tuning_from = a.tuning_from;
+  return c;
+}
+
+std::string default_run_output(const std::string& suite_name) {
+  return fmt::format("cudabench-{}-{}.json", suite_name, utc_stamp());
+}
+
+}  // namespace cudabench::cli

@@ -1,0 +1,152 @@
+// `run --rounds` and `ab` end to end without a GPU: the rounds run tests' fake cudabench
+// (tests/fake/fake_cudabench.cpp) in fresh processes, and the real cudabench schedules, merges,
+// marks the interleaved session and compares.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "cudabench/result.hpp"
+#include "test_support.hpp"
+
+using namespace cudabench;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = test::temp_path(name);
+  std::filesystem::remove_all(d);
+  return d;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(test::read_text(path));
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+const std::string fake = CUDABENCH_FAKE_BINARY;
+
+}  // namespace
+
+TEST(CliRounds, EveryRoundIsAFreshProcessMergedIntoOneFile) {
+  const std::string dir = fresh_dir("rounds_run"), out = dir + "/r.json", log = dir + "/log";
+  std::filesystem::create_directories(dir);
+  const auto r = run_cudabench("--suite quick --rounds 3 -o " + out + " --quiet --format csv",
+                               "CUDABENCH_ROUND_COMMAND=" + fake + " FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_of(log).size(), 3u);  // three processes
+  const result_file f = read_result_file(out);
+  EXPECT_EQ(f.rounds, 3);
+  ASSERT_EQ(f.round_log.size(), 3u);
+  ASSERT_EQ(f.workloads.size(), 10u);
+  const metric* m = f.workloads[0].find_metric("step_ms");
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->samples.size(), 15u);
+  EXPECT_EQ(m->rounds, (std::vector<int>{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2}));
+  EXPECT_TRUE(std::filesystem::exists(out + ".rounds/round-2.json"));
+  EXPECT_NE(r.output.find("fake/i=0"), std::string::npos) << r.output;  // the merged summary
+}
+
+TEST(CliRounds, NoGpuOnTheFirstRoundStopsWithExitThree) {
+  const std::string dir = fresh_dir("rounds_fail"), out = dir + "/r.json";
+  std::filesystem::create_directories(dir);
+  const auto r = run_cudabench("--suite quick --rounds 4 -o " + out + " --quiet",
+                               "CUDABENCH_ROUND_COMMAND=" + fake + " FAKE_FAIL=1");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("round 1 of 4 ended with exit code 3"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(CliRounds, DryRunSaysHowManyRounds) {
+  const auto r = run_cudabench("--suite quick --rounds 5 --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("5 rounds in fresh processes"), std::string::npos) << r.output;
+}
+
+TEST(CliAb, AnAaComparisonInterleavesAndFindsNothing) {
+  const std::string dir = fresh_dir("ab_aa"), log = dir + ".log";
+  std::remove(log.c_str());
+  const auto r = run_cudabench("ab " + fake + " " + fake + " --suite quick --rounds 3 --labels old,new -o " + dir +
+                                   " --quiet --format json",
+                               "FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // A B, B A, A B
+  std::vector<std::string> order;
+  for (const auto& l : lines_of(log)) order.push_back(l.substr(0, l.find(' ')));
+  EXPECT_EQ(order, (std::vector<std::string>{"old", "new", "new", "old", "old", "new"}));
+  const result_file a = read_result_file(dir + "/A.json"), b = read_result_file(dir + "/B.json");
+  EXPECT_EQ(a.rounds, 3);
+  EXPECT_EQ(b.rounds, 3);
+  ASSERT_TRUE(a.interleave.contains("session"));
+  EXPECT_EQ(a.interleave["session"], b.interleave["session"]);
+  EXPECT_EQ(a.interleave["schedule"], "ABBAAB");
+  EXPECT_EQ(b.interleave["side"], "B");
+  const auto j = nlohmann::json::parse(test::read_text(dir + "/compare.json"));
+  EXPECT_EQ(j["files"][1]["same_session_as_baseline"], true);
+  EXPECT_EQ(j["summary"][0]["improved"], 0);
+  EXPECT_EQ(j["summary"][0]["regressed"], 0);
+  EXPECT_NE(test::read_text(dir + "/compare.md").find("one interleaved session"), std::string::npos);
+}
+
+TEST(CliAb, APlantedRegressionIsFoundAndFailsTheRun) {
+  const std::string dir = fresh_dir("ab_shift");
+  // Side B is the fake behind `env FAKE_SHIFT=10`: fake/i=0 is 10% slower there.
+  const auto r = run_cudabench("ab " + fake + " \"env FAKE_SHIFT=10 " + fake + "\" --suite quick --rounds 3 -o " +
+                               dir + " --quiet --format csv --fail-on-regression");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const auto j = nlohmann::json::parse(test::read_text(dir + "/compare.json"));
+  int regressed = 0;
+  for (const auto& row : j["rows"]) {
+    const std::string v = row["changes"][0]["verdict"];
+    if (row["id"] == "fake/i=0") {
+      EXPECT_EQ(v, "regressed");
+      EXPECT_NEAR(row["changes"][0]["change_pct"].get<double>(), -10.0, 1.5);  // 10% slower, rounds 0.5% apart
+    } else {
+      EXPECT_NE(v, "regressed") << row["id"];
+      EXPECT_NE(v, "improved") << row["id"];
+    }
+    regressed += v == "regressed";
+  }
+  EXPECT_EQ(regressed, 1);
+}
+
+TEST(CliAb, HoldTuningReplaysTheFirstRunsChoices) {
+  const std::string dir = fresh_dir("ab_hold"), log = dir + ".tlog";
+  std::remove(log.c_str());
+  const auto r = run_cudabench("ab " + fake + " " + fake + " --suite quick --rounds 2 --hold-tuning -o " + dir +
+                                   " --quiet --format csv",
+                               "FAKE_TUNING_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto l = lines_of(log);
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0].substr(0, 2), "- ");  // the first run tunes freely
+  for (std::size_t i = 1; i < l.size(); ++i)
+    EXPECT_NE(l[i].find("rounds/A-1.json"), std::string::npos) << l[i];  // the rest replay it
+}
+
+TEST(CliAb, ABuildThatCannotRunIsNamedAndTheOthersAreKept) {
+  const std::string dir = fresh_dir("ab_fail");
+  const auto r = run_cudabench("ab " + fake + " \"env FAKE_FAIL=1 " + fake + "\" --suite quick --rounds 2 -o " + dir +
+                               " --quiet");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("no result from build B"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("exit code 3"), std::string::npos) << r.output;
+  EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 2);
+}
+
+TEST(CliAb, BadArgumentsExitTwo) {
+  auto r = run_cudabench("ab " + fake + " --suite quick");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("at least two builds"), std::string::npos) << r.output;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --labels x");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--labels has 1 label for 2 builds"), std::string::npos) << r.output;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --filter 'zzz*'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
