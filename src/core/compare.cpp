@@ -174,7 +174,7 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   ch.ci_low_pct = std::min(pct(t.ci_low), pct(t.ci_high));
   ch.ci_high_pct = std::max(pct(t.ci_low), pct(t.ci_high));
   ch.p_value = t.p_value;
-  if (std::abs(*ch.change_pct) < opt.threshold_pct) {
+  if (std::abs(*ch.change_pct) < opt.threshold_pct - 1e-9) {  // inclusive, whatever the rounding of exp/log
     ch.outcome = verdict::unchanged;
     return pending_test{0, t.p_value, false};  // adjusted with the rest, but the verdict stands
   }
@@ -191,29 +191,39 @@ std::string clock_context(const compare_cell& base, const compare_cell& cand) {
   return out;
 }
 
-// How much noisier than documented this comparison's rounds are, pooled over every row that has
-// rounds on both sides: sum of squared deviations of log round medians over sum of df x round_sd^2.
-// Never below 1: the documented floors are a lower bound, the data may only raise them (a noisy
-// session then cannot turn its extra noise into false alarms). Hundreds of degrees of freedom
-// (42 rows x 8) make the estimate precise.
+// How much noisier than documented this comparison's rounds are: for every row with rounds on
+// both sides, its pooled between-round variance of log medians over the kind's round_sd^2,
+// divided by the median of chi^2_df / df (Wilson-Hilferty), so a row with exactly the documented
+// noise scores 1 on average. The median over rows, not a pooled sum: one wild row (a host copy in
+// a noisy session) must not inflate every other row's prior. Never below 1: the documented floors
+// are a lower bound, the data may only raise them, so a noisy session cannot turn its extra noise
+// into false alarms.
 double session_noise_scale(const std::vector<compare_row>& rows, const std::vector<noise_model>& noise,
                            std::size_t candidate) {
-  double ss = 0, expected = 0;
+  std::vector<double> ratios;
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const compare_cell& b = rows[r].cells[0];
     const compare_cell& c = rows[r].cells[candidate];
     if (!b.present || !c.present || b.state != status::ok || c.state != status::ok) continue;
+    double ss = 0;
+    int df = 0;
+    bool usable = true;
     for (const compare_cell* cell : {&b, &c}) {
       const auto& m = cell->round_medians;
-      if (m.size() < 2 || !std::all_of(m.begin(), m.end(), [](double x) { return x > 0; })) continue;
+      if (!std::all_of(m.begin(), m.end(), [](double x) { return x > 0; })) usable = false;
+      if (!usable || m.size() < 2) continue;
       double mean = 0;
       for (double x : m) mean += std::log(x);
       mean /= static_cast<double>(m.size());
       for (double x : m) ss += (std::log(x) - mean) * (std::log(x) - mean);
-      expected += static_cast<double>(m.size() - 1) * noise[r].round_sd * noise[r].round_sd;
+      df += static_cast<int>(m.size()) - 1;
     }
+    if (!usable || df < 2) continue;
+    const double chi2_median_over_df = std::pow(1.0 - 2.0 / (9.0 * df), 3);
+    ratios.push_back(ss / df / (noise[r].round_sd * noise[r].round_sd) / chi2_median_over_df);
   }
-  return expected > 0 ? std::max(1.0, std::sqrt(ss / expected)) : 1.0;
+  if (ratios.empty()) return 1.0;
+  return std::max(1.0, std::sqrt(median(ratios)));
 }
 
 // " x1.4 (rounds noisier than documented)" when some candidate's scale is above 1.
@@ -430,7 +440,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   for (auto& r : out.rows)
     for (std::size_t k = 0; k < r.changes.size(); ++k) {
       auto& ch = r.changes[k];
-      if (ch.outcome == verdict::improved || ch.outcome == verdict::regressed || ch.outcome == verdict::inconclusive)
+      if (ch.outcome == verdict::improved || ch.outcome == verdict::regressed)
         ch.context = clock_context(r.cells[0], r.cells[k + 1]);
     }
 

@@ -30,7 +30,7 @@ inline constexpr const char* throttle_footnote =
 // Lines "<row name>: <note>" for failed rows, one per candidate with a failure.
 std::vector<std::string> failure_notes(const comparison& c);
 // Lines "<row name>: SM clock 1665 -> 1425 MHz, power 700 -> 690 W; tuning differs" for rows whose
-// verdict is a change (improved, regressed, inconclusive), so a power-state difference or a
+// verdict is a change (improved, regressed), so a power-state difference or a
 // different tuner pick is visible beside it.
 std::vector<std::string> context_notes(const comparison& c);
 

@@ -2,12 +2,9 @@
 // regressed. The noise comes from a portable generator (mt19937_64 + Box-Muller written here:
 // std::normal_distribution differs between standard libraries), through real files on disk.
 //
-// How often can an A/A row be flagged at all? Both conditions must hold: p < alpha (for 5 vs 5
-// the exact null gives P(p < 0.05) = 8/252 = 3.2%) and |change of medians| >= threshold (2%).
-// With noise well under the threshold (GPU timings: ~0.1-1%) the second practically never
-// happens. With noise as large as the threshold (sd 2%) about 2.2% of rows are flagged (scipy
-// simulation, 20 000 trials), i.e. a 20-row A/A run shows a false verdict a third of the time;
-// that case is tested as a rate below alpha, not as "zero", which only a lucky seed would give.
+// These are single-round files (no `rounds`), as older cudabench wrote them: compare judges each
+// row against its kind's documented noise (noise_floor.hpp) and corrects over the rows (Holm).
+// The multi-round simulations with realistic between-round noise are in test_round_test.cpp.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -78,15 +75,14 @@ TEST(CompareAA, SameNoiseGivesNoImprovedOrRegressedRows) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) EXPECT_EQ(false_verdicts(seed, 0.005, 20, true), 0) << "seed " << seed;
 }
 
-TEST(CompareAA, NoiseAtTheThresholdStaysBelowAlpha) {
-  // N(1, 0.02): noise as large as the 2% threshold. 200 pairs x 20 rows.
-  int flagged = 0, rows = 0;
-  for (std::uint64_t seed = 100; seed < 300; ++seed) {
-    flagged += false_verdicts(seed, 0.02, 20, false);
-    rows += 20;
-  }
-  const double rate = static_cast<double>(flagged) / rows;
-  std::printf("A/A at sd 2%%: %d of %d rows flagged (%.2f%%)\n", flagged, rows, 100.0 * rate);
-  EXPECT_LT(rate, 0.05) << flagged << " of " << rows << " rows flagged";
-  EXPECT_GT(rate, 0.005) << "the test would be vacuous";  // ~2.2% expected
+TEST(CompareAA, SingleRoundNoiseAtTheThresholdRaisesNoFamilyWiseAlarm) {
+  // N(1, 0.02) within one process: noise as large as the 2% threshold, single-round files from
+  // separate sessions (the old per-repetition U test flagged ~2% of such rows). The between-round
+  // test judges them against the kind's documented round and session noise, and Holm corrects
+  // over the 20 rows: a false alarm in at most alpha of the 200 comparisons.
+  int comparisons_with_alarm = 0;
+  for (std::uint64_t seed = 100; seed < 300; ++seed) comparisons_with_alarm += false_verdicts(seed, 0.02, 20, false) > 0;
+  std::printf("A/A single-round at sd 2%%: %d of 200 comparisons of 20 rows had a false verdict\n",
+              comparisons_with_alarm);
+  EXPECT_LE(comparisons_with_alarm, 10);
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the hand-made result files used by the compare golden tests (tests/data/results/*.json).
 
-The samples are chosen so each row lands on a known verdict (see the comments); rerun this script
-after changing them and then regenerate tests/data/expected/ (see tests/unit/test_compare_golden.cpp).
+cu121/cu124/cu126 are the three sides of one interleaved `cudabench ab` session with five rounds:
+each metric's five samples are the five rounds' medians (one sample per round). The samples are
+chosen so each row lands on a known verdict (see the comments); rerun this script after changing
+them and then regenerate tests/data/expected/ (CUDABENCH_UPDATE_GOLDEN=1, see test_support.hpp).
 """
 import json
 import os
@@ -12,10 +14,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def metric(unit, better, samples):
-    return {"unit": unit, "better": better, "samples": samples,
-            "median": statistics.median(samples), "mean": statistics.fmean(samples),
-            "stddev": statistics.stdev(samples) if len(samples) > 1 else 0.0,
-            "min": min(samples), "max": max(samples)}
+    m = {"unit": unit, "better": better, "samples": samples,
+         "median": statistics.median(samples), "mean": statistics.fmean(samples),
+         "stddev": statistics.stdev(samples) if len(samples) > 1 else 0.0,
+         "min": min(samples), "max": max(samples)}
+    if len(samples) > 1:
+        m["rounds"] = list(range(len(samples)))  # one sample per round
+    return m
 
 
 def workload(wid, kind, params, metrics, status="ok", message="", throttled=False, memory=None):
@@ -45,6 +50,9 @@ def result(label, toolkit, runtime, cublas, cudnn, workloads, gpu="NVIDIA H200")
         "suite": {"name": "golden", "source": "configs/golden.json", "sha256": "00" * 32},
         "settings": {"repetitions": 5, "warmup": 2, "min_time_ms": 25},
         "started_at": "2026-12-02T12:00:00Z", "finished_at": "2026-12-02T12:05:00Z",
+        "rounds": 5,
+        "round_log": [{"round": r, "exit_code": 0} for r in range(5)],
+        "interleave": {"session": "golden-session", "side": label, "schedule": "ABCCBAABCCBAABC"},
         "workloads": workloads,
     }
 
@@ -81,13 +89,13 @@ def tm(peak, times, **kw):
 
 def main():
     base = result("CUDA 12.1", "12.1.105", "12.1", "12.1.3", "9.0.0", [
-        # improved: every candidate sample faster (p = 2/252), -4.8% time
+        # improved: every candidate round faster, -4.8% time
         mm(MM16, [0.210, 0.211, 0.212, 0.209, 0.210], [654.5, 651.4, 648.3, 657.6, 654.5]),
-        # regressed: every candidate sample slower, +10%
+        # regressed: every candidate round slower, +10%
         mm(MM32, [0.300, 0.301, 0.302, 0.299, 0.300], [229.1, 228.3, 227.6, 229.9, 229.1]),
         # unchanged: within 2%
         bw([3950.0, 3960.0, 3955.0, 3948.0, 3952.0], [0.5437, 0.5423, 0.5430, 0.5440, 0.5434]),
-        # inconclusive: medians 5% apart but the samples overlap
+        # inconclusive: medians 5% apart but the rounds scatter by 15%
         llm([8.0, 9.5, 7.2, 10.1, 8.4], [270.0, 268.0, 271.0, 269.0, 270.5], [3.70, 3.73, 3.69, 3.72, 3.70]),
         # failed: the candidate runs out of memory
         tm([19073.5, 19073.5, 19073.5, 19073.5, 19073.5], [41.0, 41.2, 40.9, 41.1, 41.0]),
@@ -118,6 +126,7 @@ def main():
     other = json.loads(json.dumps(base))
     other["environment"]["device"]["name"] = "NVIDIA A100-SXM4-80GB"
     other["environment"]["driver_version"] = "570.86.15"
+    other["interleave"] = {}  # another machine: not the same session
     files["cu121_a100.json"] = other
     # Nothing in common with the baseline.
     files["disjoint.json"] = result("CUDA 12.4", "12.4.131", "12.4", "12.4.5.8", "9.1.0", [cand["workloads"][5]])
