@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
-#   scripts/gpu-tests.sh [STAGE ...]     stages: build unit gpu oracle quick full ab memlimit
-#                                        (default: all, in that order)
+#   scripts/gpu-tests.sh [STAGE ...]
+#   stages: build unit gpu oracle quick full aa sens cudnn memlimit (default: all, in that order)
+#     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
+#            default rounds; must give 0 improved / 0 regressed; prints the between-round spread
+#     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
+#            interleaved; the LLM row must regress and no other row change
+#     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
 # Logs and result files go to $RESULTS_DIR (default: $OUT/gpu-run when $OUT is set, else
-# build/gpu-run). Exit status: 0 when every stage passed.
+# build/gpu-run). Exit status: 0 when every stage passed, 2 for an unknown stage (checked before
+# anything runs).
 set -uo pipefail
+all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
+case "${1:-}" in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+for s in "$@"; do
+  [[ " ${all_stages[*]} " == *" $s "* ]] || { echo "gpu-tests: unknown stage '$s' (stages: ${all_stages[*]})" >&2; exit 2; }
+done
 cd "$(dirname "$0")/.."
 root=$(pwd)
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(build unit gpu oracle quick full ab memlimit)
+[[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
 results=${RESULTS_DIR:-${OUT:+$OUT/gpu-run}}
 results=${results:-build/gpu-run}
 mkdir -p "$results"
@@ -49,16 +60,45 @@ run_suite_pair() {  # run_suite_pair SUITE: cudabench + PyTorch reference + comp
   return $rc
 }
 
-run_quick() {
-  run_suite_pair quick || return 1
-  # A/A: a second back-to-back run of the same build must show no improved/regressed rows.
-  "$bin" --suite quick -o "$results/quick-aa.json" --quiet > /dev/null || return 1
-  "$bin" compare "$results/quick.json" "$results/quick-aa.json" --format markdown | tee "$results/quick-aa.md"
-  "$bin" compare "$results/quick.json" "$results/quick-aa.json" --format json > "$results/quick-aa-compare.json"
-  ! grep -Eq '"verdict": *"(improved|regressed)"' "$results/quick-aa-compare.json"
+run_quick() { run_suite_pair quick; }
+
+run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
+  local suite=${AA_SUITE:-full} t0=$SECONDS
+  "$bin" ab "$bin" "$bin" --suite "$suite" --labels "A,A again" -o "$results/aa-$suite" --format markdown || return 1
+  echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, default rounds)"
+  $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" | tee "$results/aa-$suite-spread.txt"
+  $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" --filter 'llm_decode/*' \
+    --max-spread-pct 2 || echo "aa: llm_decode rounds spread beyond 2% (see above)"
+  ! grep -Eq '"verdict": *"(improved|regressed)"' "$results/aa-$suite/compare.json"
 }
 
-run_ab() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 entries, same binary
+run_sens() {  # a real, known slowdown must be caught, and only there
+  local v best_v=-1 worst=999999 tps filter='llm_decode/model=llama-2-7b/*prompt_tokens=128*,matmul/*8192*,memory_bandwidth/op=d2d/*'
+  for v in 0 1 2 3; do  # find the slowest GEMV variant for Llama-2-7B (one short run each)
+    CUDABENCH_LLM_GEMV=$v "$bin" --suite full --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --reps 2 \
+      -o "$results/sens-probe-$v.json" --quiet --format csv > /dev/null || return 1
+    tps=$($python -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['workloads'][0]['metrics']['decode_tokens_per_s']['median'])" "$results/sens-probe-$v.json")
+    echo "sens: CUDABENCH_LLM_GEMV=$v -> $tps tokens/s"
+    if $python -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$tps" "$worst"; then worst=$tps; best_v=$v; fi
+  done
+  echo "sens: slowest variant $best_v ($worst tokens/s)"
+  "$bin" ab "$bin" "env CUDABENCH_LLM_GEMV=$best_v $bin" --suite full --filter "$filter" --labels "tuned,GEMV $best_v" \
+    -o "$results/sens" --format markdown || return 1
+  $python - "$results/sens/compare.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = True
+for r in d["rows"]:
+    v = r["changes"][0]["verdict"]
+    want_regressed = r["kind"] == "llm_decode"
+    if want_regressed != (v == "regressed") or (not want_regressed and v == "improved"):
+        ok = False
+    print(f"{r['name']}: {v} {r['changes'][0]['change_pct']}")
+sys.exit(0 if ok else 1)
+PY
+}
+
+run_cudnn() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 entries, same binary
   local alt
   # nvidia.cudnn is a namespace package (no __file__): ask for its search path instead.
   alt=$($python -c 'import importlib.util as u, os; s = u.find_spec("nvidia.cudnn"); print(next((os.path.join(p, "lib") for p in (s.submodule_search_locations if s else []) if os.path.isdir(os.path.join(p, "lib"))), ""))' 2>/dev/null) || alt=""
@@ -94,9 +134,10 @@ for s in "${stages[@]}"; do
     oracle) stage oracle run_oracles ;;
     quick) stage quick run_quick ;;
     full) stage full run_suite_pair full ;;
-    ab) stage ab run_ab ;;
+    aa) stage aa run_aa ;;
+    sens) stage sens run_sens ;;
+    cudnn) stage cudnn run_cudnn ;;
     memlimit) stage memlimit run_memlimit ;;
-    *) echo "gpu-tests: unknown stage '$s'" >&2; exit 2 ;;
   esac
 done
 
