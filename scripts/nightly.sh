@@ -1,83 +1,104 @@
 #!/usr/bin/env bash
-# Nightly regression check: run a suite, keep the result under a dated name, compare it with a
-# baseline, write the markdown table next to it, and exit with compare's code.
+# Nightly regression check. Two ways to say "did tonight's build get slower?":
 #
-#   scripts/nightly.sh --suite NAME --baseline FILE --results-dir DIR [--threshold X] [--label L]
-#                      [--alpha A] [--filter GLOB] [--reps N] [--binary PATH]
+#   Against a stored baseline file (another day, maybe another machine start):
+#     scripts/nightly.sh --suite NAME --baseline FILE --results-dir DIR [--rounds N]
+#   runs the suite in N rounds (default 5, each a fresh process) into DIR/<suite>-YYYY-MM-DD.json
+#   and compares it with FILE. The two come from different sessions, so compare adds each kind's
+#   documented session noise: only changes clearly beyond it are verdicts.
 #
-# Writes DIR/<suite>-YYYY-MM-DD.json (UTC date) and DIR/<suite>-YYYY-MM-DD.md, prints the table.
-# Exit codes: 0 no regression, 1 a regression (compare --fail-on-regression: a metric regressed,
-# or a workload ok in the baseline now fails), 2 bad input, 3 the run could not use the GPU.
+#   Against a baseline build, interleaved on this GPU (the sharper test):
+#     scripts/nightly.sh --suite NAME --baseline-binary OLD/cudabench --results-dir DIR [--rounds N]
+#   runs `cudabench ab OLD NEW` (rounds alternate the builds, A B B A ...) into
+#   DIR/<suite>-YYYY-MM-DD-ab/ (A.json, B.json, compare.md, compare.json).
+#
+# Other options: --threshold X  --alpha A  --label L  --filter GLOB  --reps N  --binary PATH (the
+# build under test; default $CUDABENCH or build/cudabench). Relative paths are the caller's.
+# Writes the markdown table next to the results and prints it.
+# Exit codes: 0 no regression, 1 a regression (a metric regressed, or a workload ok in the baseline
+# now fails), 2 bad input, 3 the run could not use the GPU, 130 interrupted.
 #
 # cron (02:30 UTC every night, on the GPU box):
 #   30 2 * * * cd /opt/cudabench && scripts/nightly.sh --suite full --baseline results/h200/baseline.json --results-dir /var/lib/cudabench/nightly >> /var/log/cudabench-nightly.log 2>&1
-#
-# CI job (GitHub Actions on a self-hosted GPU runner):
-#   nightly-gpu:
-#     runs-on: [self-hosted, gpu]
-#     if: github.event_name == 'schedule'      # on: schedule: - cron: "30 2 * * *"
-#     steps:
-#       - uses: actions/checkout@v4
-#       - run: scripts/bootstrap.sh --no-install
-#       - run: scripts/nightly.sh --suite full --baseline results/h200/baseline.json --results-dir nightly
-#       - if: always()
-#         uses: actions/upload-artifact@v4
-#         with: { name: nightly, path: nightly/ }
 set -euo pipefail
+caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 
-suite=""; baseline=""; results_dir=""; threshold=""; alpha=""; label=""; filter=""; reps=""
-binary="${CUDABENCH:-build/cudabench}"
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+need() { [[ $# -ge 2 && -n "$2" ]] || { echo "nightly: $1 needs a value (try --help)" >&2; exit 2; }; }
+abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
+
+suite=""; baseline=""; baseline_bin=""; results_dir=""; threshold=""; alpha=""; label=""; filter=""; reps=""
+rounds=5
+binary="${CUDABENCH:-}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --suite) suite="$2"; shift 2 ;;
-    --baseline) baseline="$2"; shift 2 ;;
-    --results-dir) results_dir="$2"; shift 2 ;;
-    --threshold) threshold="$2"; shift 2 ;;
-    --alpha) alpha="$2"; shift 2 ;;
-    --label) label="$2"; shift 2 ;;
-    --filter) filter="$2"; shift 2 ;;
-    --reps) reps="$2"; shift 2 ;;
-    --binary) binary="$2"; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --suite) need "$@"; suite="$2"; shift 2 ;;
+    --baseline) need "$@"; baseline="$2"; shift 2 ;;
+    --baseline-binary) need "$@"; baseline_bin="$2"; shift 2 ;;
+    --results-dir) need "$@"; results_dir="$2"; shift 2 ;;
+    --rounds) need "$@"; rounds="$2"; shift 2 ;;
+    --threshold) need "$@"; threshold="$2"; shift 2 ;;
+    --alpha) need "$@"; alpha="$2"; shift 2 ;;
+    --label) need "$@"; label="$2"; shift 2 ;;
+    --filter) need "$@"; filter="$2"; shift 2 ;;
+    --reps) need "$@"; reps="$2"; shift 2 ;;
+    --binary) need "$@"; binary="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
     *) echo "nightly: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
-[[ -n "$suite" && -n "$baseline" && -n "$results_dir" ]] || {
-  echo "nightly: --suite, --baseline and --results-dir are required (try --help)" >&2; exit 2; }
-[[ -f "$baseline" ]] || { echo "nightly: baseline $baseline does not exist" >&2; exit 2; }
+[[ -n "$suite" && -n "$results_dir" ]] || { echo "nightly: --suite and --results-dir are required (try --help)" >&2; exit 2; }
+[[ -n "$baseline" || -n "$baseline_bin" ]] || { echo "nightly: give --baseline FILE or --baseline-binary PATH (try --help)" >&2; exit 2; }
+[[ -z "$baseline" || -z "$baseline_bin" ]] || { echo "nightly: give --baseline or --baseline-binary, not both" >&2; exit 2; }
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "nightly: --rounds $rounds: expected a positive integer" >&2; exit 2; }
+baseline=$(abs "$baseline"); baseline_bin=$(abs "$baseline_bin"); results_dir=$(abs "$results_dir")
+binary=$(abs "${binary:-build/cudabench}")
+[[ "$suite" != /* && -f "$caller_dir/$suite" ]] && suite="$caller_dir/$suite"
+[[ -z "$baseline" || -f "$baseline" ]] || { echo "nightly: baseline $baseline does not exist" >&2; exit 2; }
+[[ -z "$baseline_bin" || -x "$baseline_bin" ]] || { echo "nightly: no baseline binary at $baseline_bin" >&2; exit 2; }
 [[ -x "$binary" ]] || { echo "nightly: no cudabench binary at $binary (build first, or --binary PATH)" >&2; exit 2; }
 
 name=$(basename "$suite" .json)
 day=$(date -u +%F)
 mkdir -p "$results_dir"
-result="$results_dir/$name-$day.json"
-table="$results_dir/$name-$day.md"
+common=()
+[[ -n "$filter" ]] && common+=(--filter "$filter")
+[[ -n "$reps" ]] && common+=(--reps "$reps")
+verdict=()
+[[ -n "$threshold" ]] && verdict+=(--threshold "$threshold")
+[[ -n "$alpha" ]] && verdict+=(--alpha "$alpha")
 
-run_args=(run --suite "$suite" -o "$result" --quiet)
-[[ -n "$label" ]] && run_args+=(--label "$label")
-[[ -n "$filter" ]] && run_args+=(--filter "$filter")
-[[ -n "$reps" ]] && run_args+=(--reps "$reps")
 set +e
-"$binary" "${run_args[@]}"
-rc=$?
-set -e
-if [[ $rc -ne 0 ]]; then
-  echo "nightly: cudabench run failed with exit code $rc" >&2
-  exit "$rc"
+if [[ -n "$baseline_bin" ]]; then
+  out="$results_dir/$name-$day-ab"
+  table="$out/compare.md"
+  labels=()
+  [[ -n "$label" ]] && labels=(--labels "baseline,$label")
+  "$binary" ab "$baseline_bin" "$binary" --suite "$suite" --rounds "$rounds" -o "$out" --quiet --format markdown \
+    --fail-on-regression "${labels[@]}" "${common[@]}" "${verdict[@]}" > /dev/null
+  rc=$?
+  against="the baseline build $baseline_bin"
+else
+  result="$results_dir/$name-$day.json"
+  table="$results_dir/$name-$day.md"
+  run_args=(run --suite "$suite" --rounds "$rounds" -o "$result" --quiet --format csv "${common[@]}")
+  [[ -n "$label" ]] && run_args+=(--label "$label")
+  "$binary" "${run_args[@]}" > /dev/null
+  rc=$?
+  if [[ $rc -ne 0 ]]; then
+    echo "nightly: cudabench run failed with exit code $rc" >&2
+    exit "$rc"
+  fi
+  "$binary" compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table" "${verdict[@]}"
+  rc=$?
+  against=$baseline
 fi
-
-cmp_args=(compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table")
-[[ -n "$threshold" ]] && cmp_args+=(--threshold "$threshold")
-[[ -n "$alpha" ]] && cmp_args+=(--alpha "$alpha")
-set +e
-"$binary" "${cmp_args[@]}"
-rc=$?
 set -e
 [[ -f "$table" ]] && cat "$table"
 case $rc in
-  0) echo "nightly: no regression against $baseline ($result)" >&2 ;;
-  1) echo "nightly: REGRESSION against $baseline: see $table" >&2 ;;
-  *) echo "nightly: compare failed with exit code $rc" >&2 ;;
+  0) echo "nightly: no regression against $against" >&2 ;;
+  1) echo "nightly: REGRESSION against $against: see $table" >&2 ;;
+  *) echo "nightly: failed with exit code $rc" >&2 ;;
 esac
 exit "$rc"
