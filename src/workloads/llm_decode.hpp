@@ -14,7 +14,8 @@
 // Validation: a model small enough for the CPU reference is checked itself (first-step logits and
 // greedy tokens vs a double-precision reference on the same weights); a bigger one validates a
 // small "shadow" config (its head_dim, GQA ratio, RoPE theta, dtype) through the same kernels
-// against the reference, then sanity-checks its own full run (finite logits, ids in range).
+// against the reference at the same prompt length (up to 2048 positions), then sanity-checks its
+// own full run (finite logits, ids in range).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,7 +1,8 @@
 // The llm_decode workload end to end: the tiny preset verifies against the CPU reference (fp16 and
-// bf16), corrupted weights fail verification, Llama-2-7B validates through its shadow config,
-// a Hugging Face checkpoint directory (F16 and F32 safetensors) loads and verifies, and a
-// mismatched checkpoint is an input_error that names the tensor and both shapes.
+// bf16), corrupted weights fail verification, Llama-2-7B validates through its shadow config
+// (also at the full suite's 2048-token context), a Hugging Face checkpoint directory (F16 and F32
+// safetensors) loads and verifies, and a mismatched checkpoint is an input_error that names the
+// tensor and both shapes.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -229,6 +230,29 @@ TEST(LlmDecode, Llama2_7bValidatesThroughItsShadowConfig) {
   EXPECT_TRUE(v.passed) << v.message;
   EXPECT_NE(v.message.find("shadow of llama-2-7b"), std::string::npos);
   EXPECT_NEAR(w->engine().weight_bytes() / 1e9, 13.47683, 1e-4);
+}
+
+// configs/full.json's long-context row: the engine holds 2048 prompt positions and a 2304-token
+// cache (prefill attention over 2048 rows, decode splits over up to 2303 positions), and verify()
+// checks the shadow config at the same 2048-position prompt against the CPU reference.
+TEST(LlmDecode, Llama2_7bLongContextRowValidates) {
+  REQUIRE_GPU();
+  harness h;
+  auto w = make_workload(make_spec("llama-2-7b", "random", "fp16", 2048, 2304));
+  w->setup(h.ctx);
+  EXPECT_EQ(w->engine().shape().prompt_tokens, 2048);
+  const validation_outcome v = w->verify(h.ctx);
+  std::printf("llama-2-7b 2048 -> 2304: passed=%d max_rel_error=%.3g\n  %s\n", v.passed, v.max_rel_error,
+              v.message.c_str());
+  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_NE(v.message.find("shadow of llama-2-7b"), std::string::npos);
+  w->run(h.stream);
+  w->after_repetition(h.ctx);
+  const std::vector<float> logits = w->engine().read_logits(h.stream);
+  for (float x : logits) ASSERT_TRUE(std::isfinite(x));
+  const std::vector<std::int32_t> tokens = w->engine().read_tokens(h.stream);
+  ASSERT_EQ(tokens.size(), 2304u);
+  w->teardown();
 }
 
 // Not a benchmark (the suite is): prints the seed configuration's numbers with programmatic launch

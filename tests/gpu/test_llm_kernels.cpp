@@ -227,8 +227,11 @@ TEST(LlmKernels, RopeAndKvAppend) {
       s.num_kv_heads = nkv;
       s.head_dim = hd;
       s.max_len = max_len;
-      s.rope_theta = 10000.0f;
-      k::rope_kv_append<__half>(dqkv.get(), s, decode ? dpos.get() : nullptr, kc.get(), vc.get(), nullptr);
+      const std::vector<__half> table = k::make_rope_table<__half>(max_len, hd, 10000.0);
+      device_buffer<__half> dtable(table.size());
+      CUDABENCH_CHECK_CUDA(cudaMemcpy(dtable.get(), table.data(), dtable.bytes(), cudaMemcpyHostToDevice));
+      k::rope_kv_append<__half>(dqkv.get(), s, dtable.get(), decode ? dpos.get() : nullptr, kc.get(), vc.get(),
+                                nullptr);
       const auto got_qkv = download_half(dqkv.get(), rows * stride);
       const auto got_k = download_half(kc.get(), nkv * max_len * hd);
       const auto got_v = download_half(vc.get(), nkv * max_len * hd);

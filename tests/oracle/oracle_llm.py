@@ -7,7 +7,10 @@ For each config (plain multi-head, grouped-query, non-square MLP, and grouped-qu
      with save_pretrained as fp16 safetensors;
   2. run cudabench on that directory through tests/oracle/llm_oracle_run (checkpoint load,
      prefill, graph-replayed decode steps) -> first-step logits and greedy tokens;
-  3. run transformers on the GPU in the same dtype: the prompt's logits, and greedy generate
+  3. run transformers on the GPU in the same dtype, loaded from that directory with
+     from_pretrained(dtype=...) (not the in-memory model cast with .to(dtype): that also rounds the
+     rotary inv_freq buffer, so transformers would rotate by p * fp16(inv_freq), an error growing
+     with the position; see llm_numerics_study.py): the prompt's logits, and greedy generate
      (do_sample=False) to the same max_length, with per-step scores;
   4. compare: first-step logits max |cb - hf| / max |hf| <= tolerance (2e-2 fp16, 6e-2 bf16);
      generated ids identical until the first position where they differ and transformers' top-2
@@ -87,9 +90,10 @@ def run_cudabench(exe, directory, prompt, dtype, work):
     return logits, tokens
 
 
-def run_transformers(model, prompt, dtype):
+def run_transformers(directory, prompt, dtype):
+    from transformers import LlamaForCausalLM
     torch_dtype = torch.float16 if dtype == "fp16" else torch.bfloat16
-    model = model.to(device="cuda", dtype=torch_dtype)
+    model = LlamaForCausalLM.from_pretrained(directory, dtype=torch_dtype).to("cuda").eval()
     ids = torch.tensor([prompt], dtype=torch.long, device="cuda")
     with torch.no_grad():
         first = model(ids).logits[0, -1].float().cpu().numpy()
@@ -172,7 +176,7 @@ def main():
             prompt = torch.randint(0, kwargs["vocab_size"], (PROMPT_TOKENS,),
                                    generator=torch.Generator().manual_seed(100 + seed)).tolist()
             cb_logits, cb_tokens = run_cudabench(exe, work, prompt, dtype, work)
-            hf_logits, hf_tokens, hf_scores = run_transformers(model, prompt, dtype)
+            hf_logits, hf_tokens, hf_scores = run_transformers(work, prompt, dtype)
             ok = compare(name, dtype, cb_logits, cb_tokens, hf_logits, hf_tokens, hf_scores)
         except Exception as e:  # a crash is a failure of this config, the others still run
             print(f"  FAIL {name}: {type(e).__name__}: {e}")

@@ -72,6 +72,10 @@ class engine_impl final : public engine {
     const std::size_t cache = static_cast<std::size_t>(c.num_layers) * c.num_kv_heads * L * c.head_dim;
     k_cache_ = device_buffer<T>(cache);
     v_cache_ = device_buffer<T>(cache);
+    // cos/sin of every position the cache can hold, from double (rope_kv.cuh says why).
+    const std::vector<T> rope = k::make_rope_table<T>(L, c.head_dim, c.rope_theta);
+    rope_table_ = device_buffer<T>(rope.size());
+    CUDABENCH_CHECK_CUDA(cudaMemcpy(rope_table_.get(), rope.data(), rope_table_.bytes(), cudaMemcpyHostToDevice));
     const std::size_t rows = static_cast<std::size_t>(P);
     h_ = device_buffer<T>(rows * c.hidden_size);
     x_ = device_buffer<T>(rows * c.hidden_size);
@@ -190,7 +194,6 @@ class engine_impl final : public engine {
     r.num_kv_heads = cfg_.num_kv_heads;
     r.head_dim = cfg_.head_dim;
     r.max_len = shape_.max_length;
-    r.rope_theta = static_cast<float>(cfg_.rope_theta);
     return r;
   }
 
@@ -227,7 +230,7 @@ class engine_impl final : public engine {
       // h += previous layer's MLP output (none before layer 0); x = input_layernorm(h)
       k::residual_rmsnorm<T>(h_.get(), l == 0 ? nullptr : delta_.get(), w(o.in_norm), eps, P, H, x_.get(), s);
       gemm_qkv_->run(w(o.wqkv), x_.get(), qkv_.get(), s);
-      k::rope_kv_append<T>(qkv_.get(), rope_shape(P), nullptr, k_layer(l), v_layer(l), s);
+      k::rope_kv_append<T>(qkv_.get(), rope_shape(P), rope_table_.get(), nullptr, k_layer(l), v_layer(l), s);
       k::attention_prefill<T>(qkv_.get(), k_layer(l), v_layer(l), as, attn_.get(), s);
       gemm_o_->run(w(o.wo), attn_.get(), delta_.get(), s);
       // h += attention output; x = post_attention_layernorm(h)
@@ -464,7 +467,7 @@ class engine_impl final : public engine {
     k::programmatic_launch_scope pdl(programmatic);
     for (int l = 0; l < cfg_.num_layers; ++l) {
       enqueue_site_gemv(site_qkv, l, gemv_variant_[site_qkv], s);
-      k::rope_kv_append<T>(qkv_.get(), rope_shape(1), pos_.get(), k_layer(l), v_layer(l), s);
+      k::rope_kv_append<T>(qkv_.get(), rope_shape(1), rope_table_.get(), pos_.get(), k_layer(l), v_layer(l), s);
       k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(),
                              part_ml_.get(), attn_.get(), s);
       enqueue_site_gemv(site_o, l, gemv_variant_[site_o], s);
@@ -481,7 +484,7 @@ class engine_impl final : public engine {
   weight_layout layout_;
   cuda_stream stream_;  // setup work and graph capture (capture needs a non-default stream)
 
-  device_buffer<T> weights_, k_cache_, v_cache_;
+  device_buffer<T> weights_, k_cache_, v_cache_, rope_table_;
   device_buffer<T> h_, x_, delta_, qkv_, attn_, gu_, act_;
   device_buffer<float> logits_, part_o_, part_ml_;
   device_buffer<std::int32_t> tokens_;
