@@ -347,8 +347,7 @@ void matmul_workload::setup(run_context& ctx) {
     throw unsupported_error(fmt::format("cuBLASLt has no {} algorithm for m={} n={} k={} batch={} ({})",
                                         dtype_name(dtype_), m_, n_, k_, batch_, cublasGetStatusName(st)));
 
-  // Time the candidates (the inputs are already filled, so this is the real problem). Candidate 0
-  // is warmed up first so clocks have ramped before anything is compared.
+  // Time the candidates (the inputs are already filled, so this is the real problem).
   static const float one = 1.0f, zero = 0.0f;
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
     return cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero, c_.get(),
@@ -371,18 +370,29 @@ void matmul_workload::setup(run_context& ctx) {
     plan_->algo = candidates[static_cast<std::size_t>(plan_->candidate)];
     plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
   } else {
-    const float first_ms = time_enqueued_ms(ctx.stream, 1, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
+    // Warm up with the heuristic's first candidate for at least 30 ms of GPU time (batches that
+    // double), so clocks have left idle before anything is compared: a 1024^3 GEMM is the first
+    // workload of a process, and an A/A run saw its tuner pick differently in every process when
+    // the candidates were timed from a cold start in 0.4 ms slices. The last batch sizes the timing.
+    double warm_ms = 0, one_run_ms = 0;
+    for (int batch = 1; warm_ms < 30.0 && batch <= (1 << 16); batch *= 2) {
+      const float ms = time_enqueued_ms(ctx.stream, batch, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
+      warm_ms += ms;
+      one_run_ms = static_cast<double>(ms) / batch;
+    }
     plan_->algo = candidates[0];
     plan_->candidate = 0;
     plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
     // Skip tuning when there is nothing to choose from or one run is so long that tuning would
     // dominate setup (> 100 ms per run); the heuristic's first choice stands.
-    if (candidates.size() > 1 && first_ms < 100.0f) {
-      const int reps = std::clamp(static_cast<int>(std::ceil(3.0 / std::max(first_ms, 1e-3f))), 3, 50);
-      // Three interleaved passes over the candidates, best of three each: a clock ramp or a
-      // one-off stall then hits every candidate alike.
+    if (candidates.size() > 1 && one_run_ms < 100.0) {
+      // Each measurement lasts >= 2 ms (launch jitter and clock steps average out); five
+      // interleaved passes for short problems, three for long ones, best pass per candidate: a
+      // clock ramp or a one-off stall then hits every candidate alike.
+      const int reps = std::clamp(static_cast<int>(std::ceil(2.0 / std::max(one_run_ms, 1e-4))), 3, 4000);
+      const int passes = one_run_ms * reps < 5.0 ? 5 : 3;
       std::vector<double> per_run(candidates.size(), std::numeric_limits<double>::infinity());
-      for (int pass = 0; pass < 3; ++pass)
+      for (int pass = 0; pass < passes; ++pass)
         for (std::size_t i = 0; i < candidates.size(); ++i) {
           if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
           bool ok = true;
