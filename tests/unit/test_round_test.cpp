@@ -246,3 +246,40 @@ TEST(VerdictSimulation, APlantedFivePercentChangeIsFoundWithFiveRounds) {
   std::printf("  lowest power among rows with round noise <= 1.5%%: %.2f\n", weakest_quiet_kind);
   EXPECT_GE(weakest_quiet_kind, 0.80);
 }
+
+TEST(RoundTest, MinimumDetectableChangePerKindWithTheDefaultProtocol) {
+  // What the default protocol (5 rounds per side, 43 rows Holm-corrected, 80% power) can see, per
+  // kind at its documented noise: interleaved `ab` and separate sessions. docs/statistics.md
+  // quotes this table.
+  struct kind_row {
+    const char* name;
+    std::string kind, metric;
+    nlohmann::ordered_json params;
+  };
+  const std::vector<kind_row> kinds = {
+      {"matmul 1024^3", "matmul", "time_ms", {{"m", 1024}, {"n", 1024}, {"k", 1024}}},
+      {"matmul 4096^3 / 8192^3", "matmul", "time_ms", {{"m", 8192}, {"n", 8192}, {"k", 8192}}},
+      {"d2d copy, memset", "memory_bandwidth", "gbps", {{"op", "d2d"}}},
+      {"pinned h2d/d2h", "memory_bandwidth", "gbps", {{"op", "h2d_pinned"}}},
+      {"pageable h2d/d2h", "memory_bandwidth", "gbps", {{"op", "h2d_pageable"}}},
+      {"llm_decode tokens/s", "llm_decode", "decode_tokens_per_s", {}},
+      {"resnet50 images/s", "resnet50", "images_per_s", {}},
+      {"train_step", "train_step", "step_ms", {}},
+  };
+  std::printf("minimum detectable change, 5 rounds per side, 43 rows, 80%% power:\n");
+  std::printf("  %-24s %10s %10s\n", "kind", "ab", "sessions");
+  double llm_ab = 0;
+  for (const auto& k : kinds) {
+    const noise_model nm = noise_floor(k.kind, k.metric, k.params);
+    round_test_options o;
+    o.round_sd = nm.round_sd;
+    o.prior_df = 10;
+    const double ab = minimum_detectable_pct(o, 5, 43, 0.8);
+    o.session_sd = nm.session_sd;
+    const double sessions = minimum_detectable_pct(o, 5, 43, 0.8);
+    std::printf("  %-24s %9.1f%% %9.1f%%\n", k.name, ab, sessions);
+    EXPECT_GT(sessions, ab) << k.name;
+    if (k.kind == "llm_decode") llm_ab = ab;
+  }
+  EXPECT_LT(llm_ab, 5.0);
+}
