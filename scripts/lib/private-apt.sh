@@ -3,7 +3,7 @@
 # installed packages are neither read nor changed, and nothing is installed.
 
 # private_apt_find DEB_DIR PKG: the cached .deb of PKG, or nothing.
-private_apt_find() { find "$1" -maxdepth 1 -name "${2}_*_*.deb" | sort | tail -1; }
+private_apt_find() { find "$1/" -maxdepth 1 -name "${2}_*_*.deb" | sort | tail -1; }
 
 # private_apt_fetch DEB_DIR SUITE CUDA_VERSION PKG...: download into DEB_DIR the packages it does
 # not hold yet. NVIDIA's packages carry the CUDA release after '~' (12.4.131~12.4.1-2); a package
