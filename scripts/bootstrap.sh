@@ -53,6 +53,21 @@ fi
 args=(-S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda_root/bin/nvcc"
       -DCUDAToolkit_ROOT="$cuda_root")
 command -v ninja >/dev/null && args+=(-G Ninja)
+# nvcc 12.x refuses newer GCCs (12.0-12.3: <= 12, 12.4-12.7: <= 13, 12.8+: <= 14). Where the
+# default g++ is too new and a versioned one fits, use it (unless -DCMAKE_CUDA_HOST_COMPILER is given).
+nvcc_ver=$("$cuda_root/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+read -r nv_major nv_minor <<< "$nvcc_ver"
+if [[ "$nv_major" == 12 && " ${extra[*]} " != *" -DCMAKE_CUDA_HOST_COMPILER="* ]]; then
+  max_gcc=12; [[ $nv_minor -ge 4 ]] && max_gcc=13; [[ $nv_minor -ge 8 ]] && max_gcc=14
+  if command -v g++ >/dev/null && [[ $(g++ -dumpversion | cut -d. -f1) -gt $max_gcc ]]; then
+    for ((v = max_gcc; v >= 9; v--)); do
+      if command -v "g++-$v" >/dev/null; then
+        echo "bootstrap: nvcc $nv_major.$nv_minor needs GCC <= $max_gcc; using g++-$v as its host compiler"
+        args+=(-DCMAKE_CUDA_HOST_COMPILER="$(command -v "g++-$v")"); break
+      fi
+    done
+  fi
+fi
 [[ -n "$arch" ]] && args+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
 if command -v ccache >/dev/null; then
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)

@@ -20,10 +20,10 @@
 # (12.4.131) contain only ptxas, libnvvm, libdevice and the crt headers -- no nvcc driver, cicc,
 # cudafe++, fatbinary or nvlink. So DEST can find, include and link CUDA 12.x (runtime, cuBLAS,
 # cuBLASLt, cuDNN) but cannot compile .cu files, and the project (LANGUAGES CUDA) cannot be
-# configured against it. A full nvcc 12.x has to come from NVIDIA's installer, its redistributable
-# cuda_nvcc-linux-x86_64-<version>-archive, or conda. Copying its bin/ and nvvm/ over DEST should
-# then give a root bootstrap.sh --cuda-root accepts (untested: none of those was reachable from
-# the machine this was written on).
+# configured against it. For 12.4, scripts/toolkit-from-debian.sh assembles a complete root with
+# nvcc from Debian's packages. A full nvcc 12.1 has to come from NVIDIA's installer, its
+# redistributable cuda_nvcc-linux-x86_64-<version>-archive, or conda (none of those was reachable
+# from the machine this was written on).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 

@@ -27,11 +27,14 @@ void add_env(CLI::App& app, int& exit_code) {
   env->callback([device, json, &exit_code] {
     nlohmann::ordered_json out;
     out["build"] = build_info();
+    // As text the build comes first, so a machine without a GPU still shows what the binary was
+    // built with (toolkit, nvcc, linked CUDA libraries, cuDNN or why none).
+    if (!*json) print_object(nlohmann::ordered_json{{"build", out["build"]}}, "");
     out["environment"] = probe_environment(*device);  // throws runtime_failure (exit 3) without a GPU
     if (*json) {
       fmt::print("{}\n", out.dump(2));
     } else {
-      print_object(out, "");
+      print_object(nlohmann::ordered_json{{"environment", out["environment"]}}, "");
     }
     exit_code = 0;
   });

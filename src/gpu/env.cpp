@@ -49,6 +49,9 @@ nlohmann::ordered_json opt(const std::optional<T>& v) {
 nlohmann::ordered_json build_info() {
   nlohmann::ordered_json b;
   b["cuda_toolkit"] = CUDABENCH_CUDA_TOOLKIT;
+  // nvcc's version and the CUDA libraries linked at build time (CMake refuses to mix majors).
+  b["cuda_compiler"] = CUDABENCH_CUDA_COMPILER_VERSION;
+  b["cuda_libraries"] = CUDABENCH_CUDA_LIBRARIES;
   b["cuda_architectures"] = CUDABENCH_CUDA_ARCHITECTURES;
   b["compiler"] = CUDABENCH_COMPILER;
   b["build_type"] = CUDABENCH_BUILD_TYPE;
@@ -58,6 +61,7 @@ nlohmann::ordered_json build_info() {
   b["cudnn_headers"] = fmt::format("{}.{}.{}", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
 #else
   b["cudnn_headers"] = nullptr;
+  b["cudnn_missing"] = CUDABENCH_CUDNN_STATUS;
 #endif
   return b;
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cudabench/build_config.hpp"
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
@@ -200,7 +201,8 @@ void resnet50_workload::after_repetition(run_context& ctx) {
 #else  // no cuDNN in this build
 
 void resnet50_workload::setup(run_context&) {
-  throw unsupported_error("resnet50 needs cuDNN, and this build of cudabench has none");
+  throw unsupported_error(std::string("resnet50 needs cuDNN, and this build of cudabench has none: ") +
+                          CUDABENCH_CUDNN_STATUS);
 }
 validation_outcome resnet50_workload::verify(run_context&) { return {}; }
 void resnet50_workload::run(cudaStream_t) {}

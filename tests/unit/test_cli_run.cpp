@@ -61,6 +61,9 @@ TEST(CliRun, EnvReportsTheDeviceOrItsAbsence) {
     EXPECT_EQ(r.exit_code, 3) << r.output;
     EXPECT_NE(r.output.find("cudabench: error:"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+    // The build section is printed before the device is probed.
+    EXPECT_NE(r.output.find("cuda_compiler:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("cuda_libraries:"), std::string::npos) << r.output;
   }
 }
 
