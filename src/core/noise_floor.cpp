@@ -33,10 +33,15 @@ noise_model noise_floor(const std::string& kind, const std::string& metric, cons
     // Pageable copies go through the driver's staging buffer and the host's memcpy: 16-39% between
     // processes on the H200 box (6-17 GB/s). Only a change far beyond that is a verdict.
     if (op.find("pageable") != std::string::npos) return {0.35, 0.35};
-    if (op.find("pinned") != std::string::npos) return {0.02, 0.05};  // PCIe: 0.1-1.1% measured
+    if (op.find("pinned") != std::string::npos) return {0.03, 0.05};  // PCIe: 0.1-2.6% measured
     return {0.01, 0.01};                                                // d2d and memset: 0.07-0.5%
   }
-  if (kind == "llm_decode") return metric == "ttft_ms" ? noise_model{0.03, 0.04} : noise_model{0.015, 0.02};  // 0.02%
+  if (kind == "llm_decode") {
+    // Llama-2-7B streams 13 GB per token: its rounds agreed to 0.02%. llama-tiny's 80 us decode
+    // step is launch-bound and moved 2.1% (sd) between processes.
+    if (string_param(params, "model") == "llama-tiny") return {0.04, 0.05};
+    return metric == "ttft_ms" ? noise_model{0.03, 0.04} : noise_model{0.015, 0.02};
+  }
   if (kind == "resnet50") return metric == "first_inference_ms" ? noise_model{0.15, 0.20} : noise_model{0.015, 0.02};  // 0.1%
   if (kind == "transformer_memory") return {0.015, 0.02};
   if (kind == "train_step") return {0.015, 0.02};  // 0.2%
