@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Set up and build cudabench in one step.
-#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root /usr/local/cuda-12.4] [--no-install]
+#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root /usr/local/cuda-12.4] [--no-install] [--no-browser]
 # Installs missing build dependencies with apt-get where apt works (root or sudo, and a reachable
 # mirror); where it does not -- a GPU box with no network -- it uses what is already installed and
-# says what is missing. Then configures (Release, Ninja if present) and builds.
+# says what is missing. Chromium (for the report's browser test, ctest report_browser) is optional:
+# installed separately, skipped with --no-browser; without it that test is skipped. Then configures
+# (Release, Ninja if present) and builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,7 @@ build_dir=build
 arch=""
 cuda_root="${CUDA_ROOT:-}"
 install=1
+browser=1
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -18,8 +21,9 @@ while [[ $# -gt 0 ]]; do
     --arch) arch="$2"; shift 2 ;;
     --cuda-root) cuda_root="$2"; shift 2 ;;
     --no-install) install=0; shift ;;
+    --no-browser) browser=0; shift ;;
     -D*) extra+=("$1"); shift ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "bootstrap: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,6 +34,7 @@ have_header CLI/CLI.hpp || missing+=(libcli11-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_header fmt/core.h || missing+=(libfmt-dev)
 have_header gtest/gtest.h || missing+=(libgtest-dev)
+have_header sqlite3.h || missing+=(libsqlite3-dev)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
@@ -40,10 +45,20 @@ if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
       missing=()
     else
       echo "bootstrap: apt-get failed (no network?); continuing with what is installed" >&2
+      browser=0  # no point asking apt again
     fi
   fi
 fi
 [[ ${#missing[@]} -gt 0 ]] && echo "bootstrap: warning: not found: ${missing[*]} (configure may fail)" >&2
+# Optional, and in its own apt-get call so a system without the package (Ubuntu ships Chromium as a
+# snap) still gets the required ones above.
+if [[ $browser -eq 1 && $install -eq 1 ]] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+   && command -v apt-get >/dev/null; then
+  sudo=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo=sudo
+  echo "bootstrap: installing chromium (the report's browser test; --no-browser skips it)"
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ||
+    echo "bootstrap: chromium not installed; ctest report_browser will be skipped" >&2
+fi
 
 if [[ -z "$cuda_root" ]]; then
   if command -v nvcc >/dev/null; then cuda_root=$(dirname "$(dirname "$(command -v nvcc)")"); else cuda_root=/usr/local/cuda; fi

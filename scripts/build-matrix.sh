@@ -14,7 +14,8 @@
 #
 # Options: --suite NAME|PATH (default quick)  --filter GLOB  --reps N  --rounds N (per build,
 # default 5)  --hold-tuning (replay the first run's tuning choices everywhere)  --out-dir DIR
-# (default results/matrix; gets A.json, B.json, ..., compare.md, compare.json)  --arch ARCHS
+# (default results/matrix; gets A.json, B.json, ..., compare.md, compare.json, and report.html:
+# the same comparison as a self-contained page with plots, `cudabench report`)  --arch ARCHS
 # (CMAKE_CUDA_ARCHITECTURES for the builds)  --build-dir DIR (library mode; default build)
 # --format table|markdown|csv|json  --fail-on-regression  --no-build (reuse existing build dirs)
 # --dry-run (print the commands only). Paths must not contain spaces (each build is passed to
@@ -39,7 +40,7 @@ format=table
 fail_flag=()
 do_build=1
 dry=0
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "build-matrix: $1 needs a value (try --help)" >&2; exit 2; }; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -144,5 +145,13 @@ label_list=$(IFS=,; printf '%s' "${labels[*]}")
 set +e
 run "$ab_bin" ab "${sides[@]}" --labels "$label_list" "${ab_args[@]}"
 rc=$?
+# The HTML report beside compare.md: every side's file, the baseline (A) first.
+if [[ $rc -le 1 ]]; then
+  letters=ABCDEFGHIJKLMNOPQRSTUVWXYZ
+  side_files=()
+  for ((i = 0; i < n; i++)); do side_files+=("$out_dir/${letters:i:1}.json"); done
+  run "$ab_bin" report "${side_files[@]}" -o "$out_dir/report.html" --quiet ||
+    echo "build-matrix: warning: could not write $out_dir/report.html" >&2
+fi
 set -e
 exit $rc

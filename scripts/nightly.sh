@@ -14,9 +14,15 @@
 #
 # Other options: --threshold X  --alpha A  --label L  --filter GLOB  --reps N  --binary PATH (the
 # build under test; default $CUDABENCH or build/cudabench). Relative paths are the caller's.
-# Writes the markdown table next to the results and prints it.
-# Exit codes: 0 no regression, 1 a regression (a metric regressed, or a workload ok in the baseline
-# now fails), 2 bad input, 3 the run could not use the GPU, 130 interrupted.
+# Writes the markdown table next to the results and prints it, and the HTML report beside it
+# (DIR/<suite>-YYYY-MM-DD.html, or report.html in the ab directory).
+#   --history DB  also stores tonight's result in the history database DB (`cudabench history add`;
+#   the ab mode stores the new build's side, B.json), writes DIR/history.html, and fails when the
+#   newest run brought a new step for the worse in some metric (`cudabench history check`, with
+#   --threshold and --filter; docs/history.md).
+# Exit codes: 0 no regression, 1 a regression (a metric regressed, a workload ok in the baseline
+# now fails, or a new step for the worse in the history), 2 bad input, 3 the run could not use the
+# GPU, 130 interrupted.
 #
 # cron (02:30 UTC every night, on the GPU box):
 #   30 2 * * * cd /opt/cudabench && scripts/nightly.sh --suite full --baseline results/h200/baseline.json --results-dir /var/lib/cudabench/nightly >> /var/log/cudabench-nightly.log 2>&1
@@ -24,11 +30,11 @@ set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "nightly: $1 needs a value (try --help)" >&2; exit 2; }; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 
-suite=""; baseline=""; baseline_bin=""; results_dir=""; threshold=""; alpha=""; label=""; filter=""; reps=""
+suite=""; baseline=""; baseline_bin=""; results_dir=""; threshold=""; alpha=""; label=""; filter=""; reps=""; history=""
 rounds=5
 binary="${CUDABENCH:-}"
 while [[ $# -gt 0 ]]; do
@@ -44,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --filter) need "$@"; filter="$2"; shift 2 ;;
     --reps) need "$@"; reps="$2"; shift 2 ;;
     --binary) need "$@"; binary="$2"; shift 2 ;;
+    --history) need "$@"; history="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "nightly: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -52,7 +59,7 @@ done
 [[ -n "$baseline" || -n "$baseline_bin" ]] || { echo "nightly: give --baseline FILE or --baseline-binary PATH (try --help)" >&2; exit 2; }
 [[ -z "$baseline" || -z "$baseline_bin" ]] || { echo "nightly: give --baseline or --baseline-binary, not both" >&2; exit 2; }
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "nightly: --rounds $rounds: expected a positive integer" >&2; exit 2; }
-baseline=$(abs "$baseline"); baseline_bin=$(abs "$baseline_bin"); results_dir=$(abs "$results_dir")
+baseline=$(abs "$baseline"); baseline_bin=$(abs "$baseline_bin"); results_dir=$(abs "$results_dir"); history=$(abs "$history")
 binary=$(abs "${binary:-build/cudabench}")
 [[ "$suite" != /* && -f "$caller_dir/$suite" ]] && suite="$caller_dir/$suite"
 [[ -z "$baseline" || -f "$baseline" ]] || { echo "nightly: baseline $baseline does not exist" >&2; exit 2; }
@@ -66,6 +73,9 @@ common=()
 [[ -n "$filter" ]] && common+=(--filter "$filter")
 [[ -n "$reps" ]] && common+=(--reps "$reps")
 verdict=()
+history_args=()
+[[ -n "$filter" ]] && history_args+=(--filter "$filter")
+[[ -n "$threshold" ]] && history_args+=(--threshold "$threshold")
 [[ -n "$threshold" ]] && verdict+=(--threshold "$threshold")
 [[ -n "$alpha" ]] && verdict+=(--alpha "$alpha")
 
@@ -79,6 +89,9 @@ if [[ -n "$baseline_bin" ]]; then
     --fail-on-regression "${labels[@]}" "${common[@]}" "${verdict[@]}" > /dev/null
   rc=$?
   against="the baseline build $baseline_bin"
+  tonight="$out/B.json"
+  report_files=("$out/A.json" "$out/B.json")
+  html="$out/report.html"
 else
   result="$results_dir/$name-$day.json"
   table="$results_dir/$name-$day.md"
@@ -93,6 +106,25 @@ else
   "$binary" compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table" "${verdict[@]}"
   rc=$?
   against=$baseline
+  tonight="$result"
+  report_files=("$baseline" "$result")
+  html="$results_dir/$name-$day.html"
+fi
+# The same comparison as a page with plots, beside the table.
+if [[ $rc -le 1 ]]; then
+  "$binary" report "${report_files[@]}" -o "$html" --quiet "${verdict[@]}" ||
+    echo "nightly: warning: could not write the HTML report $html" >&2
+fi
+history_rc=0
+if [[ -n "$history" && $rc -le 1 && -f "$tonight" ]]; then
+  "$binary" history add "$tonight" --db "$history" --quiet
+  history_rc=$?
+  if [[ $history_rc -eq 0 ]]; then
+    "$binary" history show --db "$history" --format html -o "$results_dir/history.html" "${history_args[@]}" ||
+      echo "nightly: warning: could not write $results_dir/history.html" >&2
+    "$binary" history check --db "$history" "${history_args[@]}"
+    history_rc=$?
+  fi
 fi
 set -e
 [[ -f "$table" ]] && cat "$table"
@@ -101,4 +133,11 @@ case $rc in
   1) echo "nightly: REGRESSION against $against: see $table" >&2 ;;
   *) echo "nightly: failed with exit code $rc" >&2 ;;
 esac
+if [[ $history_rc -eq 1 ]]; then
+  echo "nightly: NEW STEP for the worse in the history $history (above; plots in $results_dir/history.html)" >&2
+  [[ $rc -eq 0 ]] && rc=1
+elif [[ $history_rc -gt 1 ]]; then
+  echo "nightly: the history $history failed with exit code $history_rc" >&2
+  [[ $rc -eq 0 ]] && rc=$history_rc
+fi
 exit "$rc"

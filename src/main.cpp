@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
   cli::add_env(app, exit_code);
   cli::add_compare(app, exit_code);
   cli::add_ab(app, exit_code);
+  cli::add_report(app, exit_code);
+  cli::add_history(app, exit_code);
 
   // Default subcommand: insert "run" unless the first argument names a subcommand or asks for
   // top-level help/version.

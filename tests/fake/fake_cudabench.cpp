@@ -7,6 +7,9 @@
 //   FAKE_FAIL=1          exit 3 without writing anything (a build that cannot run)
 //   FAKE_LOG=PATH        append "<label> <file>" per run (tests check the interleaving order)
 //   FAKE_TUNING_LOG=PATH append the --tuning-from argument ("-" when absent)
+//   FAKE_WORKLOADS=N     write N workloads instead of ten (the report's large-suite check)
+//   FAKE_CLOCKS=1        record an SM clock and board power per repetition; every 7th workload
+//                        throttles (its clock drops, sw_power_cap)
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -51,7 +54,13 @@ int main(int argc, char** argv) {
   r.suite = {{"name", "fake"}, {"source", "fake.json"}, {"sha256", "0"}};
   r.settings = {{"repetitions", 5}};
   r.started_at = r.finished_at = utc_now_iso8601();
-  for (int i = 0; i < 10; ++i) {
+  const int count = std::getenv("FAKE_WORKLOADS") ? std::atoi(std::getenv("FAKE_WORKLOADS")) : 10;
+  const bool clocks = std::getenv("FAKE_CLOCKS") && std::string(std::getenv("FAKE_CLOCKS")) == "1";
+  if (clocks) {
+    r.environment["device"]["max_sm_clock_mhz"] = 1980;
+    r.environment["device"]["power_limit_w"] = 700.0;
+  }
+  for (int i = 0; i < count; ++i) {
     workload_result w;
     w.id = "fake/i=" + std::to_string(i);
     w.kind = "train_step";  // any documented kind: its noise model applies
@@ -60,6 +69,17 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 5; ++k) s.push_back(level * (1.0 + within(rng)));
     w.metrics.emplace_back("step_ms", make_metric("ms", better::lower, s));
     w.tuning = {{"variant", i % 3}};
+    if (clocks) {
+      const bool hot = i % 7 == 3;
+      for (int k = 0; k < 5; ++k) {
+        w.clocks.sm_mhz.push_back(hot && k >= 2 ? 1755.0 - 30 * k : 1980.0);
+        w.clocks.power_w.push_back(hot ? 699.0 + k * 0.2 : 420.0 + 10 * (i % 5) + k);
+      }
+      if (hot) {
+        w.clocks.throttled = true;
+        w.clocks.throttle_reasons = {"sw_power_cap"};
+      }
+    }
     r.workloads.push_back(std::move(w));
   }
   write_result_file(r, out);

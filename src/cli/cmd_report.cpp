@@ -1,0 +1,87 @@
+// `cudabench report FILE.json [MORE.json ...] -o report.html`: one self-contained HTML page
+// (core/report_html). With two or more files the first is the baseline and the comparison uses the
+// same options, and so gives the same verdicts, as `compare`. Exit 0, or 2 on bad input (thrown as
+// input_error, reported in main()).
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/report_html.hpp"
+#include "cudabench/suite.hpp"
+
+namespace cudabench::cli {
+namespace {
+
+struct report_args {
+  std::vector<std::string> files;
+  std::string output = "report.html";
+  std::vector<std::string> metrics;
+  std::string filter;
+  std::string title;
+  double alpha = 0.05;
+  double threshold = 2.0;
+  bool quiet = false;
+};
+
+int run_report(const report_args& a) {
+  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  html_report_input in;
+  for (const auto& f : a.files) in.files.push_back(read_result_file(f));
+  in.sources = a.files;
+  in.title = a.title;
+  in.options.alpha = a.alpha;
+  in.options.threshold_pct = a.threshold;
+  in.options.metrics = a.metrics;
+  if (!a.filter.empty())
+    in.options.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
+
+  // Written to a temporary file and renamed, so a browser never shows half a report.
+  const std::string tmp = a.output + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw input_error(fmt::format("{}: cannot write the report", a.output));
+    try {
+      write_html_report(in, out);
+    } catch (...) {
+      out.close();
+      std::remove(tmp.c_str());
+      throw;
+    }
+    if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
+  }
+  if (std::rename(tmp.c_str(), a.output.c_str()) != 0)
+    throw input_error(fmt::format("{}: cannot rename {} to it", a.output, tmp));
+  if (!a.quiet) fmt::print(stderr, "report: wrote {}\n", a.output);
+  return 0;
+}
+
+}  // namespace
+
+void add_report(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<report_args>();
+  auto* cmd = app.add_subcommand("report", "Write one self-contained HTML report of result files (plots, comparison)");
+  cmd->add_option("files", args->files, "Result JSON files; with several, the first is the baseline")->required();
+  cmd->add_option("-o,--output", args->output, "The HTML file to write")->capture_default_str();
+  cmd->add_option("--metric", args->metrics, "Metrics to plot and compare, comma-separated (default: each workload's headline metric)")
+      ->delimiter(',');
+  cmd->add_option("--filter", args->filter, "Only workload ids matching this glob (* and ?, comma = or)");
+  cmd->add_option("--alpha", args->alpha, "Family-wise significance level (as in compare)")->capture_default_str();
+  cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged` (as in compare)")
+      ->capture_default_str();
+  cmd->add_option("--title", args->title, "The page title (default: cudabench report)");
+  cmd->add_flag("--quiet", args->quiet, "Do not say where the report went");
+  cmd->footer(
+      "The page opens offline: plots are inline SVG, there is no script and nothing is fetched.\n"
+      "With two or more files it shows compare's verdicts (same --alpha/--threshold/--metric/--filter).\n"
+      "Exit codes: 0 written, 2 bad input.");
+  cmd->callback([args, &exit_code] { exit_code = run_report(*args); });
+}
+
+}  // namespace cudabench::cli

@@ -1,0 +1,144 @@
+// `cudabench history` through the real binary: exit codes, formats, and the check nightly.sh runs.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "history_fixtures.hpp"
+#include "test_support.hpp"
+
+using cudabench::test::data_path;
+using cudabench::test::read_text;
+using cudabench::test::temp_path;
+using cudabench::test::write_night;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  const std::string d = temp_path(name);
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+std::string night_file(const std::string& dir, int n) { return dir + "/night-" + std::to_string(n) + ".json"; }
+
+// Nights 0..count-1; from night `step_at` on, times are 7% slower under commit def2222.
+void write_nights(const std::string& dir, int count, int step_at) {
+  for (int n = 0; n < count; ++n)
+    write_night(night_file(dir, n), n, n < step_at ? "abc1111" : "def2222", n < step_at ? 1.0 : 1.07,
+                ((n * 37) % 7 - 3) * 0.001);
+}
+
+}  // namespace
+
+TEST(CliHistory, AddIsIdempotentAndBadFilesAreExitTwoNamingThem) {
+  const std::string dir = fresh_dir("cli_hist_add"), db = dir + "/h.sqlite";
+  write_nights(dir, 2, 99);
+  auto r = run_cudabench("history add " + night_file(dir, 0) + " " + night_file(dir, 1) + " --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("stored as run 1"), std::string::npos) << r.output;
+  r = run_cudabench("history add " + night_file(dir, 0) + " --db " + db);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("already stored (run 1); nothing added"), std::string::npos) << r.output;
+  r = run_cudabench("history list --db " + db + " --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 3) << r.output;  // header + 2 runs
+
+  for (const std::string& bad : {data_path("results/malformed.json"), data_path("results/schema_v2.json"),
+                                 std::string(CUDABENCH_CONFIG_DIR) + "/full.json"}) {
+    r = run_cudabench("history add " + bad + " --db " + db);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(bad), std::string::npos) << r.output;
+  }
+  // A database that is not ours: exit 2 naming it, and it is left as it was.
+  const std::string foreign = dir + "/foreign.sqlite";
+  cudabench::test::write_text(foreign, "hello, not a database..........................................................");
+  r = run_cudabench("history add " + night_file(dir, 0) + " --db " + foreign);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(foreign + ": not a cudabench history database"), std::string::npos) << r.output;
+  r = run_cudabench("history list --db " + dir + "/missing.sqlite");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no history database here"), std::string::npos) << r.output;
+  r = run_cudabench("history");
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // a subcommand is required
+}
+
+TEST(CliHistory, ShowMarksTheStepInEveryFormat) {
+  const std::string dir = fresh_dir("cli_hist_show"), db = dir + "/h.sqlite";
+  write_nights(dir, 20, 12);
+  std::string files;
+  for (int n = 0; n < 20; ++n) files += " " + night_file(dir, n);
+  ASSERT_EQ(run_cudabench("history add" + files + " --db " + db + " --quiet").exit_code, 0);
+  const std::string step =
+      "matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z (run 13; commit abc1111 \u2192 def2222)";
+  auto r = run_cudabench("history show --db " + db + " --filter 'matmul/*fp16*'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(step), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("<- step +7.0% (worse)"), std::string::npos) << r.output;
+  r = run_cudabench("history show --db " + db + " --filter 'matmul/*fp16*' --format markdown");
+  EXPECT_NE(r.output.find("- " + step), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| 13 | 2026-11-13T02:30:00Z |"), std::string::npos) << r.output;
+  r = run_cudabench("history show --db " + db + " --filter 'matmul/*fp16*' --format csv");
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 21) << r.output;
+  r = run_cudabench("history show --db " + db + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["history_schema_version"], 1);
+  EXPECT_EQ(j["runs"].size(), 20u);
+  EXPECT_EQ(j["series"].size(), 6u);
+  EXPECT_EQ(j["series"][0]["steps"][0]["run_id"], 13);
+  EXPECT_EQ(j["series"][0]["steps"][0]["changed"], "commit abc1111 \u2192 def2222");
+  const std::string html = dir + "/history.html";
+  r = run_cudabench("history show --db " + db + " --format html -o " + html);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = read_text(html);
+  EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_EQ(std::count(page.begin(), page.end(), '\n') > 10, true);
+  std::size_t charts = 0;
+  for (auto p = page.find("data-chart=\"history\""); p != std::string::npos; p = page.find("data-chart=\"history\"", p + 1)) ++charts;
+  EXPECT_EQ(charts, 6u);
+  EXPECT_NE(page.find("class=\"step\""), std::string::npos);
+  // Raising the threshold past the step hides it; a bad option is exit 2.
+  r = run_cudabench("history show --db " + db + " --threshold 10");
+  EXPECT_NE(r.output.find("Steps:\n  none"), std::string::npos) << r.output;
+  r = run_cudabench("history show --db " + db + " --alpha 0.001 --permutations 100");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = run_cudabench("history show --db " + db + " --metric nonsense");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+TEST(CliHistory, CheckFailsOnceWhenTheNewestRunConfirmsAStep) {
+  // Step at night 12 of 18. Nights are added one by one, checking after each: the check fails on
+  // the night that makes the step significant, and not again afterwards. With the default alpha
+  // (0.001) a 12-night history needs 5 runs on the new level (night 16): a permutation test of
+  // n runs cannot give a p-value below about 2 / C(n, runs after the step). With --alpha 0.01, 3
+  // runs (night 14) are enough.
+  for (const auto& [alpha, expected] : {std::pair<std::string, int>{"", 16}, {" --alpha 0.01", 14}}) {
+    const std::string dir = fresh_dir("cli_hist_check"), db = dir + "/h.sqlite";
+    write_nights(dir, 18, 12);
+    int first_fail = -1, fails = 0;
+    std::string before;  // the nights before the step, in one call
+    for (int n = 0; n < 11; ++n) before += " " + night_file(dir, n);
+    ASSERT_EQ(run_cudabench("history add" + before + " --db " + db + " --quiet").exit_code, 0);
+    for (int n = 11; n < 18; ++n) {
+      ASSERT_EQ(run_cudabench("history add " + night_file(dir, n) + " --db " + db + " --quiet").exit_code, 0);
+      const auto r = run_cudabench("history check --db " + db + alpha);
+      ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+      if (r.exit_code == 1) {
+        ++fails;
+        if (first_fail < 0) first_fail = n;
+        EXPECT_NE(r.output.find("NEW STEP (worse): matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z"),
+                  std::string::npos)
+            << r.output;
+      } else {
+        EXPECT_NE(r.output.find("history: no new step at the newest run"), std::string::npos) << r.output;
+      }
+    }
+    EXPECT_EQ(first_fail, expected) << alpha;
+    EXPECT_EQ(fails, 1) << alpha;
+  }
+}

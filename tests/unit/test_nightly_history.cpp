@@ -1,0 +1,72 @@
+// `nightly.sh --history DB` end to end with the fake cudabench: each run is added, the report and
+// history pages are written, and a new step for the worse fails the night even when the
+// comparison with the baseline does not.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+#include "cudabench/result.hpp"
+#include "test_support.hpp"
+
+using cudabench::test::temp_path;
+
+namespace {
+
+std::string fresh_history_dir(const std::string& name) {
+  const std::string d = temp_path(name);
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(NightlyScript, HistoryAddsEachRunWritesPagesAndFailsOnANewStep) {
+  const std::string dir = fresh_history_dir("nightly_hist"), db = dir + "/history.sqlite";
+  const std::string fake = CUDABENCH_FAKE_BINARY, binary = CUDABENCH_BINARY;
+  const std::string scripts = std::string(CUDABENCH_CONFIG_DIR) + "/../scripts";
+  // 23 past nights from the fake, dated January 2020: 21 at the usual level, then 2 with fake/i=0
+  // 25% slower. (With the default alpha 0.001 the permutation test needs about 24 runs before a
+  // step 3 runs from the end can be significant: docs/history.md.)
+  for (int n = 0; n < 23; ++n) {
+    const std::string f = dir + "/past-" + std::to_string(n) + ".json";
+    const std::string cmd = "env " + std::string(n >= 21 ? "FAKE_SHIFT=25 " : "") + fake + " run -o " + f;
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    auto res = cudabench::read_result_file(f);
+    res.started_at = fmt::format("2020-01-{:02d}T02:30:00Z", n + 1);
+    cudabench::write_result_file(res, f);
+    ASSERT_EQ(run_cudabench("history add " + f + " --db " + db + " --quiet").exit_code, 0);
+  }
+  // Tonight, slower too, compared with a slower night as baseline: compare sees no regression,
+  // but the history's newest run confirms a step (a third run on the new level) and fails.
+  const std::string env = "FAKE_SHIFT=25 CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + binary + " ";
+  const std::string cmd = env + scripts + "/nightly.sh --suite quick --baseline " + dir + "/past-22.json --results-dir " +
+                          dir + "/out --rounds 3 --history " + db + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int st = pclose(p);
+  EXPECT_EQ(WEXITSTATUS(st), 1) << out;
+  EXPECT_NE(out.find("no regression against"), std::string::npos) << out;  // compare's verdict
+  EXPECT_NE(out.find("NEW STEP (worse): fake/i=0 \u00b7 step_ms (ms) stepped +2"), std::string::npos) << out;
+  EXPECT_NE(out.find("NEW STEP for the worse in the history"), std::string::npos) << out;
+  // The pages beside the results.
+  bool report = false;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/out"))
+    report = report || (e.path().extension() == ".html" && e.path().filename() != "history.html");
+  EXPECT_TRUE(report);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/history.html"));
+  const auto runs = run_cudabench("history list --db " + db + " --format csv");
+  EXPECT_EQ(std::count(runs.output.begin(), runs.output.end(), '\n'), 25) << runs.output;  // header + 24
+}
