@@ -1,5 +1,5 @@
 // Suite files: load, validate strictly, expand sweep axes, assign stable ids. Host-only.
-// Format: shared/DESIGN.md "Suite format"; schema: configs/schema/suite.schema.json.
+// Format: docs/design.md "Suite format"; schema: configs/schema/suite.schema.json.
 #pragma once
 #include <cstdint>
 #include <optional>

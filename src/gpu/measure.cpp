@@ -1,4 +1,4 @@
-// run_workload(): one workload through its phases, with the harness's rules (DESIGN.md "Timing"):
+// run_workload(): one workload through its phases, with the harness's rules (docs/design.md "Timing"):
 // one stream; warm-up first; a repetition times a batch of back-to-back runs lasting at least
 // min_time_ms with CUDA events and the sample is elapsed / runs; clocks and throttle reasons read
 // after each repetition; peak memory from the tracker and cudaMemGetInfo deltas; every failure
