@@ -15,12 +15,7 @@ namespace cudabench {
 
 namespace {
 
-std::string quoted(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
+std::string quoted(const std::string& s) { return report_detail::csv_field(s); }
 
 std::string short_commit(const std::string& c) { return c.substr(0, 12); }
 

@@ -116,6 +116,13 @@ std::vector<std::string> context_notes(const comparison& c) {
   return out;
 }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 std::size_t display_width(const std::string& s) {
   std::size_t w = 0;
   for (unsigned char ch : s) w += (ch & 0xC0) != 0x80;

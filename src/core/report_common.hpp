@@ -34,6 +34,9 @@ std::vector<std::string> failure_notes(const comparison& c);
 // different tuner pick is visible beside it.
 std::vector<std::string> context_notes(const comparison& c);
 
+// One CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
+std::string csv_field(const std::string& s);
+
 std::size_t display_width(const std::string& utf8);  // code points (our names have no wide glyphs)
 std::string pad(const std::string& s, std::size_t width, bool right_align);
 

@@ -11,9 +11,9 @@ struct cli_result {
   std::string output;  // stdout and stderr together
 };
 
-// `env`: "VAR=value ..." put before the command (for the fake cudabench's switches).
-inline cli_result run_cudabench(const std::string& args, const std::string& env = "") {
-  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(CUDABENCH_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line, stdout and stderr together.
+inline cli_result run_command(const std::string& cmdline) {
+  const std::string cmd = cmdline + " 2>&1";
   cli_result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -23,4 +23,9 @@ inline cli_result run_cudabench(const std::string& args, const std::string& env 
   const int st = pclose(p);
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// `env`: "VAR=value ..." put before the command (for the fake cudabench's switches).
+inline cli_result run_cudabench(const std::string& args, const std::string& env = "") {
+  return run_command((env.empty() ? "" : "env " + env + " ") + std::string(CUDABENCH_BINARY) + " " + args);
 }

@@ -153,18 +153,6 @@ TEST(CliAb, BadArgumentsExitTwo) {
 
 namespace {
 
-cli_result run_script(const std::string& cmdline) {
-  cli_result r;
-  FILE* p = popen((cmdline + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
 const std::string scripts_dir = std::string(CUDABENCH_CONFIG_DIR) + "/../scripts";
 
 }  // namespace
@@ -173,7 +161,7 @@ TEST(NightlyScript, RoundsAgainstABaselineFileAndAPlantedRegression) {
   const std::string dir = fresh_dir("nightly");
   const std::string env = "CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + std::string(CUDABENCH_BINARY) + " ";
   // Night 1 becomes the baseline; night 2 is the same build: no regression.
-  auto r = run_script(env + scripts_dir + "/nightly.sh --suite quick --baseline " + test::data_path("results/cu121.json") +
+  auto r = run_command(env + scripts_dir + "/nightly.sh --suite quick --baseline " + test::data_path("results/cu121.json") +
                       " --results-dir " + dir + " --rounds 3");
   EXPECT_EQ(r.exit_code, 2) << r.output;  // nothing in common with that file: bad input, said so
   EXPECT_NE(r.output.find("no workload in common"), std::string::npos) << r.output;
@@ -181,18 +169,18 @@ TEST(NightlyScript, RoundsAgainstABaselineFileAndAPlantedRegression) {
   r = run_cudabench("--suite quick --rounds 5 -o " + dir + "/base/base.json --quiet --format csv",
                     "CUDABENCH_ROUND_COMMAND=" + fake);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_script(env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir + "/base/base.json --results-dir " +
+  r = run_command(env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir + "/base/base.json --results-dir " +
                  dir + " --rounds 5");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("no regression against"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("separate sessions"), std::string::npos) << r.output;  // the table's method line
   // A 25% slower night fails, naming the table.
-  r = run_script("FAKE_SHIFT=25 " + env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir +
+  r = run_command("FAKE_SHIFT=25 " + env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir +
                  "/base/base.json --results-dir " + dir + " --rounds 5");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("REGRESSION"), std::string::npos) << r.output;
   // Usage errors are exit 2 with a message.
-  r = run_script(scripts_dir + "/nightly.sh --suite quick --results-dir " + dir + " --rounds");
+  r = run_command(scripts_dir + "/nightly.sh --suite quick --results-dir " + dir + " --rounds");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--rounds needs a value"), std::string::npos) << r.output;
 }
