@@ -15,6 +15,7 @@ void add_validate(CLI::App& app, int& exit_code);  // cmd_validate.cpp
 void add_env(CLI::App& app, int& exit_code);       // cmd_env.cpp
 void add_compare(CLI::App& app, int& exit_code);   // cmd_compare.cpp
 void add_ab(CLI::App& app, int& exit_code);        // cmd_ab.cpp
+void add_fleet(CLI::App& app, int& exit_code);     // cmd_fleet.cpp
 
 // Where `--suite NAME` looks for NAME.json: $CUDABENCH_CONFIG_DIR, the source tree's configs/,
 // the installed share/cudabench/configs, ./configs.
