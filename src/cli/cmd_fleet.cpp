@@ -58,7 +58,7 @@ void add_fleet(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   collect->footer(
       "Examples:\n"
-      "  cudabench fleet collect /shared/fleet-123 -o fleet.json\n"
+      "  cudabench fleet collect /nfs/cudabench/fleet-123 -o fleet.json\n"
       "  cudabench fleet collect node01-fleet.json node02-fleet.json --format markdown\n"
       "  cudabench compare fleet-old.json fleet-new.json        (fleets compare like result files)");
   collect->callback([a, &exit_code] { exit_code = run_collect(*a); });
