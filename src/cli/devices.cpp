@@ -45,11 +45,14 @@ int count_in_child(const std::vector<std::string>& counter) {
 
 int device_count(const std::vector<std::string>& counter) {
   const bool ask_child = env_set("CUDA_VISIBLE_DEVICES") || env_set("CUDABENCH_ROUND_COMMAND");
-  if (!ask_child) {
-    std::string why;
-    if (const auto n = nvml_device_count(&why)) return static_cast<int>(*n);
+  if (ask_child) return count_in_child(counter);
+  std::string why;
+  if (const auto n = nvml_device_count(&why)) return static_cast<int>(*n);
+  try {
+    return count_in_child(counter);
+  } catch (const runtime_failure& e) {
+    throw runtime_failure(fmt::format("{}; NVML: {}", e.what(), why));  // both ways of counting said no
   }
-  return count_in_child(counter);
 }
 
 }  // namespace
