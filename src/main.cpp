@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       "  cudabench --suite full --rounds 5             five rounds, each in a fresh process\n"
       "  cudabench compare base.json new.json          compare two result files\n"
       "  cudabench ab old/cudabench new/cudabench      interleaved A/B of two builds on this GPU\n"
+      "  cudabench --suite full --devices all          every GPU of this host at once, outlier GPUs flagged\n"
       "  cudabench list --suite full                   show what a suite expands to\n"
       "  cudabench validate my-suite.json              check a suite; no GPU needed\n"
       "  cudabench env                                 driver, toolkit, libraries, GPU, clocks\n"
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   cli::add_ab(app, exit_code);
   cli::add_report(app, exit_code);
   cli::add_history(app, exit_code);
+  cli::add_fleet(app, exit_code);
 
   // Default subcommand: insert "run" unless the first argument names a subcommand or asks for
   // top-level help/version.

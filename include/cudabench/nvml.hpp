@@ -33,11 +33,24 @@ class nvml_device {
   // Active clock-event (throttle) reasons as names; GPU idle is left out.
   std::optional<std::vector<std::string>> throttle_reasons() const;
 
+  // The processes with a compute context on this GPU (nvmlDeviceGetComputeRunningProcesses);
+  // nullopt when NVML cannot tell (old driver, no permission, MIG).
+  struct process {
+    unsigned pid = 0;
+    std::optional<std::uint64_t> used_memory_bytes;  // none when NVML does not know (e.g. in a VM)
+  };
+  std::optional<std::vector<process>> compute_processes() const;
+
  private:
   void* lib_ = nullptr;
   void* dev_ = nullptr;
   std::string reason_;
 };
+
+// How many GPUs the driver has (nvmlDeviceGetCount), without touching CUDA: `--devices all` asks
+// this in the parent so that no CUDA context is created there. NVML ignores CUDA_VISIBLE_DEVICES.
+// nullopt, with `why` set, when NVML cannot be loaded or initialised (no driver).
+std::optional<unsigned> nvml_device_count(std::string* why = nullptr);
 
 // Names of a throttle-reason bit mask (NVML's nvmlClocksEventReason* bits), idle excluded.
 std::vector<std::string> throttle_reason_names(std::uint64_t mask);

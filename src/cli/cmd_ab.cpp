@@ -4,6 +4,7 @@
 // side's rounds are merged into DIR/A.json, DIR/B.json, ... (rewritten after every round, so
 // nothing measured is lost), marked as one interleaved session, and compared (baseline A). A build
 // is a cudabench executable, or a command such as "env LD_LIBRARY_PATH=/opt/cu121/lib build/cudabench".
+// `--devices` runs this on several GPUs at once, one `ab` process per GPU (ab_devices.cpp).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cli/ab_devices.hpp"
 #include "cli/commands.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
@@ -27,27 +29,18 @@
 namespace cudabench::cli {
 namespace {
 
-struct ab_args {
-  run_args run;
-  std::vector<std::string> sides;
-  std::string labels;
-  std::string output_dir;
-  bool hold_tuning = false;
-  std::string format = "table";
-  double alpha = 0.05, threshold = 2.0;
-  bool fail_on_regression = false;
-};
-
-std::string session_id() {
-  std::random_device rd;
-  return fmt::format("{}-{:08x}", utc_stamp(), rd());
-}
-
 // Round r's order of the sides: forward on even rounds, backward on odd ones (ABBA...).
 std::vector<std::size_t> order_of_round(int r, std::size_t n) {
   std::vector<std::size_t> o;
   for (std::size_t i = 0; i < n; ++i) o.push_back(r % 2 == 0 ? i : n - 1 - i);
   return o;
+}
+
+}  // namespace
+
+std::string session_id() {
+  std::random_device rd;
+  return fmt::format("{}-{:08x}", utc_stamp(), rd());
 }
 
 std::vector<std::string> split_labels(const std::string& s) {
@@ -78,6 +71,8 @@ std::string report_text(const comparison& c, const std::string& format, bool col
   return s.str();
 }
 
+namespace {
+
 int run_ab(const ab_args& a) {
   const std::size_t n = a.sides.size();
   if (n < 2) throw input_error(fmt::format("ab needs at least two builds to compare (got {})", n));
@@ -96,6 +91,7 @@ int run_ab(const ab_args& a) {
   for (const auto& s : a.sides) commands.push_back(split_command(s));
   suite s = load_cli_suite(a.run.suite);
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
+  if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
 
   const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", s.name, utc_stamp()) : a.output_dir;
   make_directories(dir + "/rounds");
@@ -196,6 +192,7 @@ void add_ab(CLI::App& app, int& exit_code) {
       "Examples:\n"
       "  cudabench ab build-cuda-12.1/cudabench build-cuda-12.4/cudabench --suite full --rounds 5\n"
       "  cudabench ab build/cudabench \"env LD_LIBRARY_PATH=/opt/cublas-12.1/lib build/cudabench\" --suite quick\n"
+      "  cudabench ab old/cudabench new/cudabench --suite full --devices all   (every GPU at once)\n"
       "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input, 3 a build produced no\n"
       "result, 130 interrupted (what finished is kept).");
   cmd->callback([a, &exit_code] { exit_code = run_ab(*a); });

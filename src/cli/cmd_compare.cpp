@@ -1,4 +1,4 @@
-// `cudabench compare BASE.json CAND.json [MORE.json ...]`: read result files, compare them
+// `cudabench compare BASE.json CAND.json [MORE.json ...]`: read result (or fleet) files, compare them
 // (core/compare), print one report. Exit 0, or 1 on a regression with --fail-on-regression;
 // bad input throws input_error (exit 2, reported in main()).
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/compare_inputs.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
@@ -33,6 +34,7 @@ struct compare_args {
   double threshold = 2.0;
   bool fail_on_regression = false;
   std::string output;
+  bool per_gpu = false;
 };
 
 int run_compare(const compare_args& a) {
@@ -41,8 +43,13 @@ int run_compare(const compare_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
   if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
 
+  // Fleet files are read as result files whose rounds are their GPUs (compare_inputs.hpp).
+  std::vector<compare_input> inputs;
   std::vector<result_file> files;
-  for (const auto& f : a.files) files.push_back(read_result_file(f));
+  for (const auto& f : a.files) {
+    inputs.push_back(read_compare_input(f));
+    files.push_back(inputs.back().result);
+  }
 
   compare_options opt;
   opt.alpha = a.alpha;
@@ -55,13 +62,19 @@ int run_compare(const compare_args& a) {
   const char* no_color = std::getenv("NO_COLOR");
   ropt.color = a.output.empty() && isatty(fileno(stdout)) && !(no_color && *no_color);
   const auto rep = make_reporter(a.format, ropt);
+  auto write = [&](std::ostream& out) {
+    if (a.per_gpu)
+      report_per_gpu(inputs, a.files, cmp, opt, a.format, ropt.color, out);
+    else
+      rep->report(cmp, out);
+  };
   if (a.output.empty()) {
-    rep->report(cmp, std::cout);
+    write(std::cout);
     std::cout.flush();
   } else {
     std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
     if (!out) throw input_error(fmt::format("{}: cannot write the report", a.output));
-    rep->report(cmp, out);
+    write(out);
     if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
   }
   return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
@@ -72,7 +85,7 @@ int run_compare(const compare_args& a) {
 void add_compare(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<compare_args>();
   auto* cmd = app.add_subcommand("compare", "Compare result files: the first is the baseline");
-  cmd->add_option("files", args->files, "Result JSON files: BASE.json CAND.json [MORE.json ...]")->required();
+  cmd->add_option("files", args->files, "Result or fleet JSON files: BASE.json CAND.json [MORE.json ...]")->required();
   cmd->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();
@@ -84,6 +97,9 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a metric regressed or a workload ok in the baseline fails in a candidate");
   cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  cmd->add_flag("--per-gpu", args->per_gpu,
+                "Fleet files: after the fleet comparison (per-GPU values as replicates), one comparison per GPU "
+                "that every file has, matched by host and GPU index");
   cmd->footer(
       "Verdicts: improved / regressed (p < alpha and |change| >= threshold), unchanged (|change| < threshold),\n"
       "inconclusive (|change| >= threshold but not significant), only_in_baseline, only_in_candidate, failed.\n"

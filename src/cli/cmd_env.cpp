@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cudabench/device_count.hpp"
 #include "cudabench/env.hpp"
 
 namespace cudabench::cli {
@@ -24,7 +25,16 @@ void add_env(CLI::App& app, int& exit_code) {
   CLI::App* env = app.add_subcommand("env", "Print driver, toolkit, libraries, GPU and clocks");
   env->add_option("--device", *device, "CUDA device index")->capture_default_str();
   env->add_flag("--json", *json, "Print JSON ({\"build\": ..., \"environment\": ...})");
-  env->callback([device, json, &exit_code] {
+  auto count = std::make_shared<bool>(false);
+  env->add_flag("--count", *count,
+                "Print the number of CUDA devices this process sees (honours CUDA_VISIBLE_DEVICES) and exit; "
+                "exit 3 when there is none");
+  env->callback([device, json, count, &exit_code] {
+    if (*count) {
+      fmt::print("{}\n", cuda_device_count());  // throws runtime_failure (exit 3) without a GPU
+      exit_code = 0;
+      return;
+    }
     nlohmann::ordered_json out;
     out["build"] = build_info();
     // As text the build comes first, so a machine without a GPU still shows what the binary was

@@ -1,6 +1,7 @@
 // `cudabench run` (the default subcommand): load and filter a suite, run it, write the result
 // file after every workload, print a summary. `--dry-run` prints the plan without touching the GPU.
-// `--rounds N` runs the suite N times, each round in a fresh process (run_rounds.cpp).
+// `--rounds N` runs the suite N times, each round in a fresh process; `--devices` runs it on
+// several GPUs at once (run_devices.cpp).
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -12,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/devices.hpp"
+#include "cli/run_devices.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/suite_loading.hpp"
@@ -58,15 +61,17 @@ void print_plan(const suite& s, const runner_options& o, const run_args& a, summ
     j["settings"] = {{"repetitions", o.settings.repetitions}, {"warmup", o.settings.warmup},
                      {"min_time_ms", o.settings.min_time_ms}, {"warmup_ms", o.settings.warmup_ms},
                      {"rounds", a.rounds}};
+    if (!a.devices.empty()) j["settings"]["devices"] = describe_devices(a.devices, measuring_command());
     j["workloads"] = nlohmann::ordered_json::array();
     for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
     fmt::print("{}\n", j.dump(2));
     return;
   }
-  fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}\n", s.name,
+  fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}{}\n", s.name,
              s.source, s.workloads.size(), s.workloads.size() == 1 ? "" : "s", o.settings.repetitions,
              o.settings.warmup, o.settings.min_time_ms, o.cold ? ", L2 flushed before each run" : "",
-             a.rounds > 1 ? fmt::format(", {} rounds in fresh processes", a.rounds) : "");
+             a.rounds > 1 ? fmt::format(", {} rounds in fresh processes", a.rounds) : "",
+             a.devices.empty() ? "" : ", " + describe_devices(a.devices, measuring_command()));
   for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, s.workloads[i].id);
 }
 
@@ -126,6 +131,7 @@ int execute(const run_args& a) {
     print_plan(s, o, a, out_format);
     return 0;
   }
+  if (!a.devices.empty()) return execute_devices(a, s, out_format);
   if (a.rounds > 1) return execute_rounds(a, s, out_format);
 
   if (!a.tuning_from.empty()) {
@@ -162,6 +168,7 @@ void add_run(CLI::App& app, int& exit_code) {
   run->add_flag("--strict", a->strict, "Exit 3 if any workload errors or fails validation");
   run->add_flag("--dry-run", a->dry_run, "Expand the suite and print the plan; needs no GPU");
   run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
+              "  cudabench --suite full --devices all -o results/node01   (every GPU at once, outlier GPUs flagged)\n"
               "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
               "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'");
   run->callback([a, &exit_code] { exit_code = execute(*a); });

@@ -14,7 +14,15 @@ namespace cudabench::cli {
 std::vector<std::string> child_run_argv(const std::vector<std::string>& command, const child_run_options& o,
                                         const std::string& out_file) {
   std::vector<std::string> a = command;
-  a.insert(a.end(), {"run", "--suite", o.suite_path, "-o", out_file, "--format", "json"});
+  a.insert(a.end(), {"run", "-o", out_file, "--format", "json"});
+  append_run_options(a, o);
+  if (o.rounds > 1) a.insert(a.end(), {"--rounds", std::to_string(o.rounds)});
+  if (o.strict) a.push_back("--strict");
+  return a;
+}
+
+void append_run_options(std::vector<std::string>& a, const child_run_options& o) {
+  a.insert(a.end(), {"--suite", o.suite_path});
   if (!o.filter.empty()) a.insert(a.end(), {"--filter", o.filter});
   if (o.reps >= 0) a.insert(a.end(), {"--reps", std::to_string(o.reps)});
   if (o.warmup >= 0) a.insert(a.end(), {"--warmup", std::to_string(o.warmup)});
@@ -26,7 +34,6 @@ std::vector<std::string> child_run_argv(const std::vector<std::string>& command,
   if (o.quiet) a.push_back("--quiet");
   if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
   if (!o.tuning_from.empty()) a.insert(a.end(), {"--tuning-from", o.tuning_from});
-  return a;
 }
 
 void side_rounds::add(const std::string& file, const child_result& r) {

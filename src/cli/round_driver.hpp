@@ -22,11 +22,17 @@ struct child_run_options {
   bool quiet = false;       // also silences the children's progress lines
   std::string label;        // "" = the child's default
   std::string tuning_from;  // "" = tune freely
+  int rounds = 1;           // > 1: the child runs its own rounds (`run --devices` with `--rounds`)
+  bool strict = false;
 };
 
 // `command` (a cudabench executable, possibly behind `env VAR=...`) + "run" + the options + "-o out".
 std::vector<std::string> child_run_argv(const std::vector<std::string>& command, const child_run_options& o,
                                         const std::string& out_file);
+
+// The measurement options alone (--suite ... --device ... --tuning-from), appended to `argv`: what
+// `ab --devices` passes to each GPU's `ab`.
+void append_run_options(std::vector<std::string>& argv, const child_run_options& o);
 
 // One side's rounds: add() each finished round's file, merged() gives the multi-round result.
 class side_rounds {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/devices.hpp"
 #include "cudabench/errors.hpp"
 
 namespace cudabench::cli {
@@ -20,7 +21,12 @@ void add_run_options(CLI::App& cmd, run_args& a) {
       ->check(CLI::Range(0.0, 1e6));
   cmd.add_option("--min-time-ms", a.min_time_ms, "Each repetition batches runs to last at least this long")
       ->check(CLI::Range(0.0, 1e6));
-  cmd.add_option("--device", a.device, "CUDA device index")->capture_default_str();
+  auto* device = cmd.add_option("--device", a.device, "CUDA device index")->capture_default_str();
+  cmd.add_option("--devices", a.devices,
+                 "Run on several GPUs at once, one process each: all, or indices such as 0,2,5 or 0-3 "
+                 "(one result per GPU plus a fleet summary with outlier GPUs; docs/fleet.md)")
+      ->excludes(device);
+  cmd.add_option("--host", a.host, "With --devices: this host's name in file names and the fleet table (default: the host name)");
   cmd.add_option("--mem-limit", a.mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
   cmd.add_flag("--cold", a.cold, "Flush L2 before every timed run");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress lines on stderr");
@@ -34,6 +40,10 @@ void check_run_args(const run_args& a) {
   if (a.rounds > 1 && !a.tuning_from.empty() && a.tuning_from == a.output)
     throw input_error("--tuning-from and -o/--output name the same file");
   if (!a.mem_limit.empty()) (void)parse_byte_size(a.mem_limit, "--mem-limit");
+  if (!a.devices.empty()) (void)parse_device_list(a.devices);
+  if (!a.host.empty() && a.devices.empty()) throw input_error("--host names the host of a --devices run; give --devices too");
+  if (a.host.find_first_of("/ \t") != std::string::npos)
+    throw input_error(fmt::format("--host \"{}\": a host name goes into file names (no '/' or spaces)", a.host));
 }
 
 runner_options runner_options_of(const run_args& a, const suite& s) {

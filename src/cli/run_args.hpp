@@ -19,6 +19,8 @@ struct run_args {
   int device = 0;
   std::string mem_limit;
   bool cold = false, quiet = false;
+  std::string devices;  // --devices all|0,2,5: one process per GPU at once ("" = just --device)
+  std::string host;     // --host: this host's name in --devices file names and fleet tables
   // `run` only
   std::string output;
   bool no_output = false;
@@ -29,7 +31,8 @@ struct run_args {
   bool dry_run = false, strict = false;
 };
 
-// --suite --filter --reps --warmup --warmup-ms --min-time-ms --device --mem-limit --cold --quiet
+// --suite --filter --reps --warmup --warmup-ms --min-time-ms --device --devices --host --mem-limit --cold
+// --quiet
 void add_run_options(CLI::App& cmd, run_args& a);
 
 // Range checks CLI11 cannot express (NaN, negative device): input_error naming the option.

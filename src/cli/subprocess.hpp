@@ -1,6 +1,9 @@
-// Starting a child process and waiting for it: how `run --rounds` gives every round a fresh
-// process (fresh CUDA context, fresh tuning) and how `ab` runs each build. POSIX only.
+// Starting child processes and waiting for them: how `run --rounds` gives every round a fresh
+// process (fresh CUDA context, fresh tuning), how `ab` runs each build, and how `--devices` runs
+// one process per GPU at the same time. POSIX only.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,22 @@ struct child_result {
 // `discard_stdout`, stderr inherited; waits for it. Ctrl-C reaches the child (same process group),
 // which finishes cleanly; the parent notes it in `interrupted` instead of dying.
 child_result run_child(const std::vector<std::string>& argv, bool discard_stdout);
+
+// One of several children started together.
+struct child_spec {
+  std::vector<std::string> argv;
+  bool discard_stdout = true;
+  std::string stderr_file;  // "" = inherit the parent's stderr; otherwise truncated and written there
+};
+
+// Starts every child at once, then waits for all of them (Ctrl-C as in run_child: every child gets
+// it and saves what it measured). `on_exit(i, result)`, when given, is called as each one ends,
+// in the order they end. Returns the results in the order of `specs`.
+std::vector<child_result> run_children(const std::vector<child_spec>& specs,
+                                       const std::function<void(std::size_t, const child_result&)>& on_exit = {});
+
+// Runs argv with stdout captured into `out` (stderr inherited) and waits for it.
+child_result run_child_capture(const std::vector<std::string>& argv, std::string& out);
 
 // This executable's own path (/proc/self/exe), so rounds run the very same binary.
 std::string self_executable();

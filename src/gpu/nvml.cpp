@@ -129,4 +129,65 @@ std::optional<std::vector<std::string>> nvml_device::throttle_reasons() const {
   return throttle_reason_names(mask);
 }
 
+std::optional<std::vector<nvml_device::process>> nvml_device::compute_processes() const {
+  // nvmlProcessInfo_t of the _v2/_v3 entry points (pid, used memory, GPU and compute instance),
+  // and the two-field struct of the original entry point, for drivers older than R470.
+  struct info_v2 {
+    unsigned pid;
+    unsigned long long used;
+    unsigned gpu_instance, compute_instance;
+  };
+  struct info_v1 {
+    unsigned pid;
+    unsigned long long used;
+  };
+  constexpr nvml_return kInsufficientSize = 7;
+  constexpr unsigned long long kNotAvailable = ~0ull;  // NVML_VALUE_NOT_AVAILABLE
+  if (!dev_) return std::nullopt;
+  auto collect = [&](auto fn, auto tag) -> std::optional<std::vector<process>> {
+    using info = decltype(tag);
+    std::vector<info> buf(64);
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      unsigned n = static_cast<unsigned>(buf.size());
+      const nvml_return r = fn(dev_, &n, buf.data());
+      if (r == kInsufficientSize) {  // more processes appeared than room: grow and ask again
+        buf.resize(n + 16);
+        continue;
+      }
+      if (r != 0) return std::nullopt;
+      std::vector<process> out;
+      for (unsigned i = 0; i < n && i < buf.size(); ++i)
+        out.push_back({buf[i].pid, buf[i].used == kNotAvailable ? std::nullopt : std::optional<std::uint64_t>(buf[i].used)});
+      return out;
+    }
+    return std::nullopt;
+  };
+  using fn_v2 = nvml_return (*)(nvml_dev, unsigned*, info_v2*);
+  using fn_v1 = nvml_return (*)(nvml_dev, unsigned*, info_v1*);
+  for (const char* name : {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"})
+    if (auto f = sym<fn_v2>(lib_, name)) return collect(f, info_v2{});
+  if (auto f = sym<fn_v1>(lib_, "nvmlDeviceGetComputeRunningProcesses")) return collect(f, info_v1{});
+  return std::nullopt;
+}
+
+std::optional<unsigned> nvml_device_count(std::string* why) {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  auto fail = [&](const char* reason) -> std::optional<unsigned> {
+    if (why) *why = reason;
+    if (lib) dlclose(lib);
+    return std::nullopt;
+  };
+  if (!lib) return fail("libnvidia-ml.so.1 not found (no NVIDIA driver)");
+  auto init = sym<nvml_return (*)()>(lib, "nvmlInit_v2");
+  auto count = sym<nvml_return (*)(unsigned*)>(lib, "nvmlDeviceGetCount_v2");
+  auto shut = sym<nvml_return (*)()>(lib, "nvmlShutdown");
+  if (!init || !count || init() != 0) return fail("nvmlInit failed (driver not loaded?)");
+  unsigned n = 0;
+  const nvml_return r = count(&n);
+  if (shut) shut();
+  if (r != 0) return fail("nvmlDeviceGetCount failed");
+  dlclose(lib);
+  return n;
+}
+
 }  // namespace cudabench

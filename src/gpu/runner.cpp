@@ -8,6 +8,7 @@
 #include "cudabench/build_config.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/env.hpp"
+#include "cudabench/gpu_processes.hpp"
 #include "cudabench/runner.hpp"
 
 namespace cudabench {
@@ -20,6 +21,9 @@ std::string fmt_duration(double s) {
 
 result_file run_suite(const suite& s, const runner_options& opts, const std::atomic<bool>& stop) {
   require_device(opts.device);
+  // Who else computes on this GPU, asked before cudaSetDevice creates our own context there.
+  const auto others = other_gpu_processes(opts.device);
+  if (others) warn_other_processes(opts.device, *others);
   cudaSetDevice(opts.device);
   memory_tracker::set_limit(opts.mem_limit);
 
@@ -28,6 +32,7 @@ result_file run_suite(const suite& s, const runner_options& opts, const std::ato
               {"argv", opts.argv}};
   out.build = build_info();
   out.environment = probe_environment(opts.device, opts.label);
+  if (others) out.environment["other_processes"] = *others;
   out.suite = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
   out.settings = {{"repetitions", opts.settings.repetitions},
                   {"warmup", opts.settings.warmup},
