@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/input_file.hpp"
+#include "json_errors.hpp"
 #include "sha256.hpp"
 #include "suite_values.hpp"
 
@@ -77,6 +79,17 @@ class duplicate_key_finder {
   }
   std::vector<frame> frames_;
   std::string error_;
+
+ public:
+  // "workloads[0].m" for the value being parsed when the parser stopped.
+  std::string location() const {
+    std::string path;
+    for (const auto& f : frames_) {
+      if (f.is_array) path += fmt::format("[{}]", f.index);
+      else path += (path.empty() ? "" : ".") + f.key;
+    }
+    return path;
+  }
 };
 
 ordered_json parse_json(const std::string& text, const std::string& source) {
@@ -92,10 +105,14 @@ ordered_json parse_json(const std::string& text, const std::string& source) {
         });
   } catch (const nlohmann::json::parse_error& e) {
     // what(): "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
-      what = what.substr(pos + 2);
-    fail(source, "", "invalid JSON: " + what);
+    fail(source, "", "invalid JSON: " + detail::json_error_text(e));
+  } catch (const nlohmann::json::out_of_range& e) {
+    if (!detail::is_number_overflow(e)) fail(source, "", "invalid JSON: " + detail::json_error_text(e));
+    // what(): "... number overflow parsing '1e400'"
+    std::string what = e.what(), token = "a number";
+    if (const auto open = what.find('\''), close = what.rfind('\''); open != std::string::npos && close > open)
+      token = what.substr(open + 1, close - open - 1);
+    fail(source, finder.location(), detail::number_overflow_text(token));
   }
   if (!finder.error().empty()) fail(source, "", finder.error());
   return root;
@@ -289,18 +306,15 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
 
 namespace {
 
+std::string read_suite_file(const std::string& path) {
+  return input_file::open(path, "suite file", max_suite_file_bytes).read_all();
+}
+
+bool ends_with_json(const std::string& s) { return s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0; }
+
 bool is_regular_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw input_error(fmt::format("{}: cannot open the suite file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw input_error(fmt::format("{}: cannot read the suite file", path));
-  return text.str();
 }
 
 }  // namespace
@@ -308,20 +322,26 @@ std::string read_file(const std::string& path) {
 suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
                  const std::vector<std::string>& search_dirs) {
   if (name_or_path.empty()) throw input_error("no suite given (expected a suite name or a path to a .json file)");
-  if (is_regular_file(name_or_path)) return parse_suite(read_file(name_or_path), name_or_path, kinds);
-  if (name_or_path.find('/') != std::string::npos)
+  // Something at that path (even a directory, a FIFO or a broken symlink) is what the user meant
+  // when the argument looks like a path; input_file says what is wrong with it. A bare NAME that
+  // happens to exist as, say, a directory still finds configs/NAME.json; a regular file wins.
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos || ends_with_json(name_or_path);
+  const bool exists = path_exists(name_or_path);
+  if (exists && (looks_like_path || is_regular_file(name_or_path))) return parse_suite(read_suite_file(name_or_path), name_or_path, kinds);
+  if (looks_like_path && name_or_path.find('/') != std::string::npos)
     throw input_error(fmt::format("suite \"{}\" not found (no such file)", name_or_path));
 
-  const bool has_ext = name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
+  const bool has_ext = ends_with_json(name_or_path);
   const std::string file_name = has_ext ? name_or_path : name_or_path + ".json";
   std::vector<std::string> looked_in;
   if (has_ext) looked_in.push_back(".");  // checked above as a path
   for (const auto& dir : search_dirs) {
     if (dir.empty()) continue;
     const std::string candidate = dir.back() == '/' ? dir + file_name : dir + "/" + file_name;
-    if (is_regular_file(candidate)) return parse_suite(read_file(candidate), candidate, kinds);
+    if (path_exists(candidate)) return parse_suite(read_suite_file(candidate), candidate, kinds);
     looked_in.push_back(dir);
   }
+  if (exists) return parse_suite(read_suite_file(name_or_path), name_or_path, kinds);  // says what it is
   throw input_error(fmt::format("suite \"{}\" not found (looked for {} in: {})", name_or_path, file_name,
                                 looked_in.empty() ? std::string("the current directory") : join_keys(looked_in)));
 }

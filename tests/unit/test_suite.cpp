@@ -256,6 +256,19 @@ TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(error_of(" \n"), R"(x.json: empty file (expected a JSON object with "name" and "workloads"))");
 }
 
+TEST(SuiteErrors, NumberBeyondDoubleNamesItsPath) {
+  const std::string beyond = ": number 1e400 is out of range (a finite double is at most about 1.8e308)";
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1e400, "n": 1, "k": 1})")), "x.json: workloads[0].m" + beyond);
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [1, 2, 1e400], "n": 1, "k": 1})")),
+            "x.json: workloads[0].m[2]" + beyond);
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1e400})")),
+            "x.json: workloads[0].bytes" + beyond);
+  EXPECT_EQ(error_of(R"({"name": "t", "defaults": {"repetitions": 1e400}, "workloads": []})"),
+            "x.json: defaults.repetitions" + beyond);
+  EXPECT_EQ(error_of(R"({"name": "t", "defaults": {"min_time_ms": -1e400}, "workloads": []})"),
+            "x.json: defaults.min_time_ms: number -1e400 is out of range (a finite double is at most about 1.8e308)");
+}
+
 TEST(SuiteErrors, DuplicateJsonKeys) {
   EXPECT_EQ(error_of(R"({"name": "a", "name": "b", "workloads": [{"kind": "toy"}]})"), R"(x.json: duplicate key "name")");
   EXPECT_EQ(error_of(R"({"name": "a", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 1, "count": 3}]})"),
