@@ -18,6 +18,9 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -299,25 +302,31 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   for (std::size_t i = 1; i < nf; ++i)
     out.same_session.push_back(!base_session.empty() && session_of(files[i]) == base_session);
 
-  // Workload ids in order: the baseline's, then those only candidates have.
-  std::vector<std::string> ids;
-  std::set<std::string> id_set;
-  for (const auto& f : files)
-    for (const auto& w : f.workloads)
+  // Workload ids in order: the baseline's, then those only candidates have. One hash index per
+  // file: a linear search per id made comparing two 10^5-workload files take minutes.
+  // Views into `files`, which outlive this function's use of them.
+  std::vector<std::string_view> ids;
+  std::unordered_set<std::string_view> id_set;
+  std::vector<std::unordered_map<std::string_view, const workload_result*>> index(nf);
+  for (std::size_t i = 0; i < nf; ++i) {
+    index[i].reserve(files[i].workloads.size());
+    for (const auto& w : files[i].workloads) {
+      index[i].emplace(w.id, &w);  // the first of a repeated id, as the linear search found
       if ((!opt.filter || opt.filter(w.id)) && id_set.insert(w.id).second) ids.push_back(w.id);
-
-  auto find = [](const result_file& f, const std::string& id) -> const workload_result* {
-    for (const auto& w : f.workloads)
-      if (w.id == id) return &w;
-    return nullptr;
+    }
+  }
+  auto find = [&index](std::size_t file, std::string_view id) -> const workload_result* {
+    const auto it = index[file].find(id);
+    return it == index[file].end() ? nullptr : it->second;
   };
 
   bool in_common = false;
   std::vector<std::vector<pending_test>> pending(nf - 1);
   std::vector<noise_model> noise_of_row;  // parallel to out.rows
-  for (const auto& id : ids) {
+  for (const std::string_view id_view : ids) {
+    const std::string id(id_view);
     std::vector<const workload_result*> ws(nf);
-    for (std::size_t i = 0; i < nf; ++i) ws[i] = find(files[i], id);
+    for (std::size_t i = 0; i < nf; ++i) ws[i] = find(i, id);
     for (std::size_t i = 1; i < nf; ++i) in_common = in_common || (ws[0] && ws[i]);
 
     const workload_result* first = nullptr;  // the first file that has this workload (kind, params)
@@ -465,11 +474,23 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
         single);
 
   // Two different workloads must never share a readable name: fall back to the id for those.
-  std::map<std::string, std::set<std::string>> ids_by_name;
-  for (const auto& r : out.rows) ids_by_name[r.name].insert(r.id);
-  for (auto& r : out.rows)
-    if (ids_by_name[r.name].size() > 1)
-      r.name = r.metric.empty() ? r.id : fmt::format("{} · {} ({})", r.id, r.metric, r.unit);
+  // (Views into out.rows, which no longer changes size; a hash map, for 10^6 rows.)
+  struct name_use {
+    std::string_view first_id;
+    bool shared = false;
+  };
+  std::unordered_map<std::string_view, name_use> ids_by_name;
+  ids_by_name.reserve(out.rows.size());
+  for (const auto& r : out.rows) {
+    const auto [it, fresh] = ids_by_name.try_emplace(r.name, name_use{r.id});
+    if (!fresh && it->second.first_id != r.id) it->second.shared = true;
+  }
+  std::vector<bool> rename(out.rows.size());
+  for (std::size_t i = 0; i < out.rows.size(); ++i) rename[i] = ids_by_name.at(out.rows[i].name).shared;
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    auto& r = out.rows[i];
+    if (rename[i]) r.name = r.metric.empty() ? r.id : fmt::format("{} · {} ({})", r.id, r.metric, r.unit);
+  }
   return out;
 }
 
