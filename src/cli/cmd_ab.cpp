@@ -94,7 +94,7 @@ int run_ab(const ab_args& a) {
   }
   std::vector<std::vector<std::string>> commands;
   for (const auto& s : a.sides) commands.push_back(split_command(s));
-  suite s = load_cli_suite(a.run.suite);
+  suite s = load_cli_suite(a.run.suite, a.run.max_workloads);
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
 
   const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", s.name, utc_stamp()) : a.output_dir;

@@ -26,6 +26,7 @@ struct list_options {
   std::string filter;
   std::string format = "table";
   bool kinds = false;
+  std::uint64_t max_workloads = default_max_workloads;
 };
 
 using detail::type_name;  // one spelling of type names, shared with the suite parser
@@ -103,7 +104,7 @@ nlohmann::ordered_json kinds_json(const kind_catalog& kinds) {
 }
 
 void print_suite(const list_options& o) {
-  const suite s = load_cli_suite(o.suite);
+  const suite s = load_cli_suite(o.suite, o.max_workloads);
   const auto selected = filter_workloads(s, o.filter);
   if (o.format == "json") {
     nlohmann::ordered_json j;
@@ -139,6 +140,7 @@ void add_list(CLI::App& app, int& exit_code) {
   sub->add_option("--filter", o->filter, "Keep workloads whose id matches a glob (* ?, comma-separated)");
   sub->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   sub->add_flag("--kinds", o->kinds, "List every workload kind with its parameters");
+  add_max_workloads_option(*sub, o->max_workloads);
   sub->footer(
       "Examples:\n"
       "  cudabench list --suite full --filter 'matmul/*'\n"

@@ -118,7 +118,7 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
   check_run_args(a);
-  suite s = load_cli_suite(a.suite);
+  suite s = load_cli_suite(a.suite, a.max_workloads);
   s.workloads = filter_workloads(s, a.filter);
 
   runner_options o = runner_options_of(a, s);

@@ -26,6 +26,7 @@ std::vector<std::string> child_run_argv(const std::vector<std::string>& command,
   if (o.quiet) a.push_back("--quiet");
   if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
   if (!o.tuning_from.empty()) a.insert(a.end(), {"--tuning-from", o.tuning_from});
+  if (o.max_workloads != default_max_workloads) a.insert(a.end(), {"--max-workloads", std::to_string(o.max_workloads)});
   return a;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
 
 namespace cudabench::cli {
@@ -24,6 +25,7 @@ void add_run_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--mem-limit", a.mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
   cmd.add_flag("--cold", a.cold, "Flush L2 before every timed run");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress lines on stderr");
+  add_max_workloads_option(cmd, a.max_workloads);
 }
 
 void check_run_args(const run_args& a) {
@@ -66,6 +68,7 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
   c.quiet = a.quiet;
   c.label = a.label;
   c.tuning_from = a.tuning_from;
+  c.max_workloads = a.max_workloads;
   return c;
 }
 

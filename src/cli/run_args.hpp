@@ -1,6 +1,7 @@
 // The measurement options `run` and `ab` share (suite, filter, repetitions, warm-up, device, memory
 // cap, L2 flushing), their checks, and how they become runner options or a child's command line.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@ struct run_args {
   int device = 0;
   std::string mem_limit;
   bool cold = false, quiet = false;
+  std::uint64_t max_workloads = default_max_workloads;
   // `run` only
   std::string output;
   bool no_output = false;
@@ -30,6 +32,7 @@ struct run_args {
 };
 
 // --suite --filter --reps --warmup --warmup-ms --min-time-ms --device --mem-limit --cold --quiet
+// --max-workloads
 void add_run_options(CLI::App& cmd, run_args& a);
 
 // Range checks CLI11 cannot express (NaN, negative device): input_error naming the option.
