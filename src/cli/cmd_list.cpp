@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "core/suite_values.hpp"
 #include "cli/suite_loading.hpp"
+#include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/registry.hpp"
 
@@ -72,6 +73,7 @@ void print_kinds_table(const kind_catalog& kinds) {
       fmt::print("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", p.name, w_name, type_name(p.type), w_type,
                  default_text(p), w_default, allowed_text(p), w_allowed, help);
     }
+    for (const auto& r : k.rules) fmt::print("  rule: {}\n", describe_rule(r));
   }
 }
 
@@ -98,7 +100,9 @@ nlohmann::ordered_json kinds_json(const kind_catalog& kinds) {
       j["in_id"] = p.in_id;
       params.push_back(std::move(j));
     }
-    out.push_back({{"kind", k.kind}, {"description", k.description}, {"params", std::move(params)}});
+    auto rules = nlohmann::ordered_json::array();
+    for (const auto& r : k.rules) rules.push_back(describe_rule(r));
+    out.push_back({{"kind", k.kind}, {"description", k.description}, {"params", std::move(params)}, {"rules", rules}});
   }
   return nlohmann::ordered_json{{"kinds", std::move(out)}};
 }

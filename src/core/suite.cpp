@@ -2,7 +2,8 @@
 //
 // Order of checks: JSON syntax and duplicate keys, then top-level keys, then each workload entry
 // in file order (its kind, its keys in file order, then every parameter in schema order, then
-// how many workloads it expands to), then duplicate ids. The first problem found is thrown;
+// how many workloads it expands to), then, workload by workload, the kind's rules and duplicate
+// ids. The first problem found is thrown;
 // nothing is returned partially.
 #include "cudabench/suite.hpp"
 
@@ -19,6 +20,7 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
+#include "cudabench/kind_rules.hpp"
 #include "json_errors.hpp"
 #include "sha256.hpp"
 #include "suite_values.hpp"
@@ -202,6 +204,7 @@ struct axis {
 };
 
 struct resolved_entry {
+  const kind_schema* schema;
   std::string kind;
   std::vector<axis> axes;  // one per schema parameter, in schema order
 };
@@ -227,7 +230,7 @@ resolved_entry resolve_entry(const ordered_json& entry, const std::string& path,
                                    names.empty() ? std::string("no parameters") : join_keys(names)));
   }
 
-  resolved_entry out{kind, {}};
+  resolved_entry out{schema, kind, {}};
   for (const auto& def : schema->params) {
     axis a{&def, {}};
     const std::string param_path = path + "." + def.name;
@@ -351,9 +354,11 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
   std::unordered_map<std::string, std::size_t> first_entry_of_id;
   first_entry_of_id.reserve(total);
   s.workloads.reserve(total);
+  rule_checker rules;  // each kind's cross-parameter and file rules (kind_rules.hpp)
   for (std::size_t i = 0; i < resolved.size(); ++i) {
     const std::string path = fmt::format("workloads[{}]", i);
     for (auto& spec : expand(resolved[i])) {
+      rules.check(*resolved[i].schema, spec, source, path);
       const auto [it, inserted] = first_entry_of_id.emplace(spec.id, i);
       if (!inserted) {
         if (it->second == i)

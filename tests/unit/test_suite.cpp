@@ -156,7 +156,7 @@ TEST(SuiteErrors, UnknownKeyForKind) {
 
 TEST(SuiteErrors, UnknownKindListsKnownKinds) {
   EXPECT_EQ(error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "matmull"}]})"),
-            R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy))");
+            R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))");
 }
 
 TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
@@ -170,7 +170,7 @@ TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
 
 TEST(SuiteErrors, MissingOrNonStringKind) {
   EXPECT_EQ(error_of(with_entry(R"({"m": 1})")),
-            R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, toy))");
+            R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, toy, ruled))");
   EXPECT_EQ(error_of(with_entry(R"({"kind": 3})")), "x.json: workloads[0].kind: expected a string, got integer 3");
 }
 
