@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -83,13 +84,13 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   } catch (const input_error& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 2;
   } catch (const runtime_failure& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 3;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 3;
   }
   return exit_code;

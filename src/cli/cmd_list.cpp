@@ -18,6 +18,7 @@
 #include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/registry.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -120,19 +121,20 @@ void print_suite(const list_options& o) {
     for (const auto& w : selected)
       workloads.push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
     j["workloads"] = std::move(workloads);
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text_safe(j.dump(2)));
     return;
   }
-  fmt::print("suite {} ({}){}\n", s.name, s.source, s.description.empty() ? "" : ": " + s.description);
+  fmt::print("suite {} ({}){}\n", terminal_text(s.name), terminal_text(s.source),
+             s.description.empty() ? "" : ": " + terminal_text(s.description));
   fmt::print("settings: repetitions {}, warmup {}, min_time_ms {}\n", s.defaults.repetitions,
              s.defaults.warmup, s.defaults.min_time_ms);
   const std::size_t width = std::to_string(selected.size()).size();
   for (std::size_t i = 0; i < selected.size(); ++i)
-    fmt::print("  {:>{}}  {}\n", i + 1, width, selected[i].id);
+    fmt::print("  {:>{}}  {}\n", i + 1, width, terminal_text(selected[i].id));
   if (selected.size() == s.workloads.size())
     fmt::print("{} workload{}\n", selected.size(), selected.size() == 1 ? "" : "s");
   else
-    fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), o.filter);
+    fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), terminal_text(o.filter));
 }
 
 }  // namespace

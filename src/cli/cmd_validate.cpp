@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 
@@ -26,10 +27,10 @@ void add_validate(CLI::App& app, int& exit_code) {
     for (const auto& f : *files) {
       try {
         const suite s = load_cli_suite(f, *max_workloads);
-        fmt::print("{}: ok ({} workload{})\n", f, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+        fmt::print("{}: ok ({} workload{})\n", terminal_text(f), s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
       } catch (const input_error& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "cudabench: error: {}\n", e.what());
+        fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
         ++failed;
       }
     }

@@ -1,13 +1,18 @@
 // See run_args.hpp.
 #include "cli/run_args.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 
@@ -36,6 +41,9 @@ void check_run_args(const run_args& a) {
   if (a.rounds > 1 && !a.tuning_from.empty() && a.tuning_from == a.output)
     throw input_error("--tuning-from and -o/--output name the same file");
   if (!a.mem_limit.empty()) (void)parse_byte_size(a.mem_limit, "--mem-limit");
+  // The label is written into the result file, whose JSON must be UTF-8; control characters are
+  // allowed (and escaped wherever the label is shown).
+  if (!valid_utf8(a.label)) throw input_error(fmt::format("--label \"{}\": not valid UTF-8", terminal_text(a.label)));
 }
 
 runner_options runner_options_of(const run_args& a, const suite& s) {
@@ -72,8 +80,24 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
   return c;
 }
 
+std::optional<std::string> output_problem(const std::string& path) {
+  // The file is written as PATH.tmp and renamed into place: the directory must take new files.
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return fmt::format("its directory {} does not exist", dir);
+  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return fmt::format("its directory {} is not writable", dir);
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    if (!S_ISREG(st.st_mode)) return "it exists and is not a regular file";
+  }
+  return std::nullopt;
+}
+
 std::string default_run_output(const std::string& suite_name) {
-  return fmt::format("cudabench-{}-{}.json", suite_name, utc_stamp());
+  // The suite's name comes from its file: no slash, control character or leading dot in the result.
+  return fmt::format("cudabench-{}-{}.json", file_name_component(suite_name), utc_stamp());
 }
 
 }  // namespace cudabench::cli

@@ -2,6 +2,7 @@
 // cap, L2 flushing), their checks, and how they become runner options or a child's command line.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -46,5 +47,9 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
 
 // cudabench-SUITE-TIMESTAMP.json
 std::string default_run_output(const std::string& suite_name);
+
+// Why the result file `path` could not be written (its directory is missing or not writable, it
+// is a directory, it exists read-only), or nullopt. Checked without creating anything.
+std::optional<std::string> output_problem(const std::string& path);
 
 }  // namespace cudabench::cli

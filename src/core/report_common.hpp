@@ -34,6 +34,12 @@ std::vector<std::string> failure_notes(const comparison& c);
 // different tuner pick is visible beside it.
 std::vector<std::string> context_notes(const comparison& c);
 
+// The text reporters (table, markdown, csv) show labels, file names, ids and messages that come
+// from result files and may hold control characters (an ANSI escape in a label). When any
+// displayed string has one, a copy with every such string passed through terminal_text
+// (text_safety.hpp); otherwise nullopt, and the comparison is printed as it is.
+std::optional<comparison> text_safe(const comparison& c);
+
 std::size_t display_width(const std::string& utf8);  // code points (our names have no wide glyphs)
 std::string pad(const std::string& s, std::size_t width, bool right_align);
 
