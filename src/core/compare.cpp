@@ -28,6 +28,7 @@
 #include "cudabench/multiple_testing.hpp"
 #include "cudabench/noise_floor.hpp"
 #include "cudabench/round_test.hpp"
+#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench {
@@ -103,6 +104,8 @@ bool constant(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
 }
 
+constexpr const char* too_large_note = "the medians differ by more than a percentage can express";
+
 // A significance decision still to be made after Holm's adjustment over all rows.
 struct pending_test {
   std::size_t row = 0;
@@ -158,6 +161,11 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   }
   if (deterministic) {
     const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0 + 0.0;  // no -0
+    if (!std::isfinite(change)) {  // medians 10^300 apart: a direction, but no printable percentage
+      ch.note = too_large_note;
+      ch.outcome = sign * (cand.median - base.median) > 0 ? verdict::improved : verdict::regressed;
+      return std::nullopt;
+    }
     ch.change_pct = change;
     ch.ci_low_pct = ch.ci_high_pct = change;
     ch.outcome = std::abs(change) < opt.threshold_pct ? verdict::unchanged
@@ -170,13 +178,32 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   to.session_sd = same_session ? 0.0 : noise.session_sd;
   to.prior_df = opt.prior_df;
   to.alpha = opt.alpha;
-  const round_test_result t = between_round_test(base.round_medians, cand.round_medians, to);
+  round_test_result t;
+  try {
+    t = between_round_test(base.round_medians, cand.round_medians, to);
+  } catch (const std::invalid_argument&) {
+    // Values spanning more than a double's range (a rate of 0 beside 1e-300 beside 1e29) leave
+    // the test no finite statistic: no verdict beyond "too noisy to tell", and no number.
+    ch.outcome = verdict::inconclusive;
+    ch.note = "the values span too wide a range for the between-round test";
+    return std::nullopt;
+  }
   // Change and interval on the same scale as the test: geometric mean of the rounds' medians.
   auto pct = [&](double effect) { return sign * effect_to_pct(effect, t.log_scale) + 0.0; };
-  ch.change_pct = pct(t.effect);
-  ch.ci_low_pct = std::min(pct(t.ci_low), pct(t.ci_high));
-  ch.ci_high_pct = std::max(pct(t.ci_low), pct(t.ci_high));
+  const double change = pct(t.effect), lo = std::min(pct(t.ci_low), pct(t.ci_high)),
+               hi = std::max(pct(t.ci_low), pct(t.ci_high));
   ch.p_value = t.p_value;
+  // inf and nan are never shown as a change: the row keeps its direction and says why.
+  if (std::isfinite(lo) && std::isfinite(hi)) {
+    ch.ci_low_pct = lo;
+    ch.ci_high_pct = hi;
+  }
+  if (!std::isfinite(change)) {
+    ch.note = too_large_note;
+    ch.outcome = verdict::inconclusive;
+    return pending_test{0, t.p_value, sign * t.effect > 0};
+  }
+  ch.change_pct = change;
   if (std::abs(*ch.change_pct) < opt.threshold_pct - 1e-9) {  // inclusive, whatever the rounding of exp/log
     ch.outcome = verdict::unchanged;
     return pending_test{0, t.p_value, false};  // adjusted with the rest, but the verdict stands
@@ -246,12 +273,15 @@ std::optional<double> median_of(const std::vector<double>& v) {
   return median(v);
 }
 
-void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric) {
+// Physically impossible samples (sample_rules.hpp) are bad input: a negative or zero time must
+// not become "+173% improved".
+void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric,
+                   const std::string& unit) {
   if (c.samples.empty())
     throw input_error(fmt::format("{}: workload {}: metric {} has no samples", source, id, metric));
-  for (double v : c.samples)
-    if (!std::isfinite(v))
-      throw input_error(fmt::format("{}: workload {}: metric {} has a NaN or infinite sample", source, id, metric));
+  for (std::size_t i = 0; i < c.samples.size(); ++i)
+    if (const auto why = impossible_sample(c.samples[i], unit))
+      throw input_error(fmt::format("{}: workload {}: metric {}: sample {}: {}", source, id, metric, i, *why));
 }
 
 }  // namespace
@@ -387,7 +417,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
           } else if (const metric* m = w->find_metric(mname)) {
             c.present = true;
             c.samples = m->samples;
-            check_samples(c, sources[i], id, mname);
+            check_samples(c, sources[i], id, mname, m->unit);
             if (!m->rounds.empty() && m->rounds.size() != m->samples.size())
               throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples", sources[i],
                                             id, mname, m->rounds.size(), m->samples.size()));
@@ -443,7 +473,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       if (adj[j] < opt.alpha)
         ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
       else
-        ch.note = fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
+        ch.note += (ch.note.empty() ? "" : "; ") + fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
     }
   }
   for (auto& r : out.rows)

@@ -7,8 +7,12 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 #include "test_support.hpp"
@@ -130,4 +134,53 @@ TEST(CliHostileFiles, NumbersBeyondDoubleAreBadInputWithTheirPath) {
                result + ": workloads[0].metrics.time_ms.samples[0]: number 1e400 is out of range", "compare");
   std::remove(suite.c_str());
   std::remove(result.c_str());
+}
+
+TEST(CliHostileFiles, CompareNeverWritesOverAnInput) {
+  const std::string a = temp_path("cmp_a.json"), b = temp_path("cmp_b.json"), link = temp_path("cmp_a_link.json"),
+                    hard = temp_path("cmp_a_hard.json");
+  write_text(a, cudabench::test::read_text(data_path("results/cu121.json")));
+  write_text(b, cudabench::test::read_text(data_path("results/cu124.json")));
+  for (const auto& p : {link, hard}) std::remove(p.c_str());
+  ASSERT_EQ(::symlink(a.c_str(), link.c_str()), 0);
+  ASSERT_EQ(::link(a.c_str(), hard.c_str()), 0);
+  const std::string before = cudabench::test::read_text(a);
+  // The same file through "DIR/../DIR/NAME".
+  const std::string dir = a.substr(0, a.rfind('/')), dotdot = dir + "/../" + dir.substr(dir.rfind('/') + 1) + a.substr(a.rfind('/'));
+  for (const auto& out : {a, b, link, hard, dotdot}) {
+    const auto r = cb("compare " + a + " " + b + " -o " + out);
+    expect_exit2(r, "is the input file", out);
+    EXPECT_NE(r.output.find("refusing to overwrite it"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(cudabench::test::read_text(a), before);
+  for (const auto& p : {a, b, link, hard}) std::remove(p.c_str());
+}
+
+TEST(CliHostileFiles, ComparingAFileWithItselfSaysSo) {
+  const std::string a = data_path("results/cu121.json");
+  const auto r = cb("compare " + a + " " + a);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cudabench: note: " + a + " is the same file as " + a +
+                          ": those columns compare a run with itself"),
+            std::string::npos)
+      << r.output;
+  const auto other = cb("compare " + a + " " + data_path("results/cu124.json"));
+  EXPECT_EQ(other.output.find("cudabench: note:"), std::string::npos);
+}
+
+TEST(CliHostileFiles, ImpossibleSamplesAreExitTwoNamingFileWorkloadAndMetric) {
+  auto j = nlohmann::json::parse(cudabench::test::read_text(data_path("results/cu124.json")));
+  auto& m = j["workloads"][0]["metrics"]["time_ms"];
+  const std::string id = j["workloads"][0]["id"];
+  const std::string cand = temp_path("impossible.json");
+  for (const auto& [samples, words] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {{-0.21, -0.2, -0.22, -0.21, -0.2}, "sample 0: -0.21 ms is not a possible time (times are > 0)"},
+           {{0, 0, 0, 0, 0}, "sample 0: 0 ms is not a possible time (times are > 0)"},
+           {{0.2, 1e308, 0.2, 0.2, 0.2}, "sample 1: 1e+308 ms is beyond any measurement"}}) {
+    m["samples"] = samples;
+    write_text(cand, j.dump(2));
+    expect_exit2(cb("compare " + data_path("results/cu121.json") + " " + cand),
+                 cand + ": workload " + id + ": metric time_ms: " + words, words);
+  }
+  std::remove(cand.c_str());
 }
