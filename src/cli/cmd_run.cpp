@@ -202,7 +202,9 @@ void add_run(CLI::App& app, int& exit_code) {
   run->add_flag("--dry-run", a->dry_run, "Expand the suite and print the plan; needs no GPU");
   run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
               "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
-              "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'");
+              "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'\n"
+              "Exit codes: 0 ok, 2 bad input, 3 no usable GPU or driver (or a failure under --strict),\n"
+              "130 interrupted by Ctrl-C (the result file keeps every workload that finished).");
   run->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 
