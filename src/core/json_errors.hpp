@@ -18,6 +18,12 @@ inline std::string json_error_text(const std::exception& e) {
 // nlohmann reports a number literal beyond double's range (1e400) as out_of_range.406.
 inline bool is_number_overflow(const nlohmann::json::exception& e) { return e.id == 406; }
 
+// Suites and result files nest a few levels (a result's tuning objects perhaps a few more); a
+// hostile file nested a million deep would overflow the stack of anything recursive that later
+// copies or prints its values, so the readers refuse to go deeper than this.
+inline constexpr std::size_t max_json_depth = 64;
+inline std::string too_deep_text() { return "nested deeper than 64 levels of arrays and objects"; }
+
 // "number 1e400 is out of range (...)": the message for such a literal, after its JSON path.
 inline std::string number_overflow_text(const std::string& token) {
   return "number " + token + " is out of range (a finite double is at most about 1.8e308)";

@@ -18,6 +18,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/stats.hpp"
 #include "dom_builder.hpp"
+#include "json_errors.hpp"
 #include "result_reader.hpp"
 #include "result_stream.hpp"
 
@@ -141,6 +142,7 @@ class fast_sax {
   std::string head_key_, metric_name_;
   dom_builder dom_;
   int skip_depth_ = 0;
+  std::size_t dom_depth_ = 0;  // containers open inside the DOM being built, below its root
   std::vector<double>* numbers_ = nullptr;  // the array being filled (samples, sm_mhz, power_w)
   std::vector<std::string>* strings_ = nullptr;
   J head_ = J::object();
@@ -302,6 +304,7 @@ bool fast_sax::on_scalar(const scalar& v) {
 }
 
 bool fast_sax::open(bool is_array) {
+  if (stack_.size() + dom_depth_ + skip_depth_ >= max_json_depth) return false;  // the strict reader words it
   if (stack_.empty()) {
     if (is_array) return false;
     stack_.push_back({ctx::root});
@@ -312,7 +315,10 @@ bool fast_sax::open(bool is_array) {
     return true;
   };
   switch (top().c) {
-    case ctx::dom: dom_.open(is_array); return true;
+    case ctx::dom:
+      dom_.open(is_array);
+      ++dom_depth_;
+      return true;
     case ctx::skip: ++skip_depth_; return true;
     case ctx::root:
       if (pending_ == f_head_key) {
@@ -391,6 +397,7 @@ bool fast_sax::close() {
   switch (f.c) {
     case ctx::dom:
       if (dom_.close()) stack_.pop_back();
+      else --dom_depth_;
       return true;
     case ctx::skip:
       if (--skip_depth_ == 0) stack_.pop_back();

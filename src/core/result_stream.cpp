@@ -115,6 +115,10 @@ class result_sax {
   }
 
   bool open(bool is_array) {
+    if (path_.size() >= detail::max_json_depth) {
+      error_ = fmt::format("{}: {}{}", source_, location(), detail::too_deep_text());
+      return false;
+    }
     if (dom_.active()) {
       dom_.open(is_array);
     } else {

@@ -36,13 +36,21 @@ namespace {
 // ---- JSON text -> DOM, rejecting duplicate keys (nlohmann would silently keep one) ------------
 
 // Tracks where the parser is, so a duplicate key can be reported with its JSON path.
+// Thrown from the parser's callback when the text nests deeper than max_json_depth.
+struct too_deep {
+  std::string path;
+};
+
 class duplicate_key_finder {
  public:
   bool on_event(nlohmann::json::parse_event_t event, const ordered_json& parsed) {
     using ev = nlohmann::json::parse_event_t;
     switch (event) {
-      case ev::object_start: frames_.push_back({false, 0, {}, {}}); break;
-      case ev::array_start: frames_.push_back({true, 0, {}, {}}); break;
+      case ev::object_start:
+      case ev::array_start:
+        if (frames_.size() >= detail::max_json_depth) throw too_deep{location()};
+        frames_.push_back({event == ev::array_start, 0, {}, {}});
+        break;
       case ev::key: {
         auto& top = frames_.back();
         top.key = parsed.get<std::string>();
@@ -107,6 +115,8 @@ ordered_json parse_json(const std::string& text, const std::string& source) {
         text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {
           return finder.on_event(e, parsed);
         });
+  } catch (const too_deep& e) {
+    fail(source, e.path, detail::too_deep_text());
   } catch (const nlohmann::json::parse_error& e) {
     // what(): "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
     fail(source, "", "invalid JSON: " + detail::json_error_text(e));

@@ -201,3 +201,13 @@ TEST(ResultStream, RepeatedWorkloadsKeyIsAnError) {
   text.insert(text.size() - 1, ",\"workloads\":[]");
   EXPECT_EQ(file_error(text), "F: workloads: the key appears twice");
 }
+
+TEST(ResultStream, NestingDeeperThan64LevelsIsRefused) {
+  auto j = golden();
+  nlohmann::ordered_json deep = nlohmann::ordered_json::array();
+  for (int i = 0; i < 100; ++i) deep = nlohmann::ordered_json::array({deep});
+  j["workloads"][0]["params"]["deep"] = deep;
+  const std::string e = file_error(j.dump());
+  EXPECT_EQ(e.rfind("F: workloads[0].params.deep[0][0]", 0), 0u) << e;
+  EXPECT_NE(e.find(": nested deeper than 64 levels of arrays and objects"), std::string::npos) << e;
+}

@@ -269,6 +269,13 @@ TEST(SuiteErrors, NumberBeyondDoubleNamesItsPath) {
             "x.json: defaults.min_time_ms: number -1e400 is out of range (a finite double is at most about 1.8e308)");
 }
 
+TEST(SuiteErrors, NestingDeeperThan64LevelsIsRefused) {
+  const std::string deep = R"({"name": "t", "workloads": )" + std::string(100, '[') + std::string(100, ']') + "}";
+  const std::string e = error_of(deep);
+  EXPECT_EQ(e.rfind("x.json: workloads[0][0]", 0), 0u) << e;
+  EXPECT_NE(e.find(": nested deeper than 64 levels of arrays and objects"), std::string::npos) << e;
+}
+
 TEST(SuiteErrors, DuplicateJsonKeys) {
   EXPECT_EQ(error_of(R"({"name": "a", "name": "b", "workloads": [{"kind": "toy"}]})"), R"(x.json: duplicate key "name")");
   EXPECT_EQ(error_of(R"({"name": "a", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 1, "count": 3}]})"),
