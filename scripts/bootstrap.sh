@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
 # Set up and build cudabench in one step.
-#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root /usr/local/cuda-12.4] [--no-install] [--no-browser]
+#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root DIR] [--no-install] [--no-browser] [-DVAR=VALUE ...]
+#     --build-dir DIR  where to build (default: build/ in the checkout)
+#     --arch LIST      CUDA architectures, e.g. "90" or "80;90" (default: 80, 86, 89, 90 + PTX)
+#     --cuda-root DIR  the CUDA toolkit to build with (default: the nvcc on PATH, else /usr/local/cuda)
+#     --no-install     do not apt-get missing build dependencies
+#     --no-browser     do not install Chromium (the report's browser test, ctest report_browser, is
+#                      then skipped)
+#     -DVAR=VALUE      passed on to cmake
 # Installs missing build dependencies with apt-get where apt works (root or sudo, and a reachable
 # mirror); where it does not -- a GPU box with no network -- it uses what is already installed and
-# says what is missing. Chromium (for the report's browser test, ctest report_browser) is optional:
-# installed separately, skipped with --no-browser; without it that test is skipped. Then configures
-# (Release, Ninja if present) and builds.
+# says what is missing. Then configures (Release, Ninja if present) and builds. Relative paths are
+# the caller's. Exit codes: 0 built, 2 bad arguments, 3 no nvcc, else the failing command's.
 set -euo pipefail
+caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
+
+# The usage is the comment block at the top of this file.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+die_usage() { echo "bootstrap: $1" >&2; usage >&2; exit 2; }
+need() { [[ $# -ge 2 && -n "$2" && "$2" != -* ]] || die_usage "$1 needs a value"; }
+abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 
 build_dir=build
 arch=""
@@ -17,16 +30,17 @@ browser=1
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --build-dir) build_dir="$2"; shift 2 ;;
-    --arch) arch="$2"; shift 2 ;;
-    --cuda-root) cuda_root="$2"; shift 2 ;;
+    --build-dir) need "$@"; build_dir=$(abs "$2"); shift 2 ;;
+    --arch) need "$@"; arch="$2"; shift 2 ;;
+    --cuda-root) need "$@"; cuda_root=$(abs "$2"); shift 2 ;;
     --no-install) install=0; shift ;;
     --no-browser) browser=0; shift ;;
-    -D*) extra+=("$1"); shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "bootstrap: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    -D?*) extra+=("$1"); shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die_usage "unknown argument '$1'" ;;
   esac
 done
+cuda_root=$(abs "$cuda_root")
 
 have_header() { for d in /usr/include /usr/local/include; do [[ -e "$d/$1" ]] && return 0; done; return 1; }
 missing=()

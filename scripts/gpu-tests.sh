@@ -9,20 +9,30 @@
 #            interleaved; the LLM row must regress and no other row change
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
 # Logs and result files go to $RESULTS_DIR (default: $OUT/gpu-run when $OUT is set, else
-# build/gpu-run). Exit status: 0 when every stage passed, 2 for an unknown stage (checked before
+# build/gpu-run in the checkout); a relative RESULTS_DIR or OUT is the caller's. Exit status: 0
+# when every stage passed, 1 when one failed, 2 for an unknown stage or option (checked before
 # anything runs).
 set -uo pipefail
+caller_dir=$(pwd)
 all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
-case "${1:-}" in -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+# The usage is the comment block at the top of this file.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 for s in "$@"; do
+  case "$s" in -h|--help) usage; exit 0 ;; esac
+done
+for s in "$@"; do
+  if [[ "$s" == -* ]]; then
+    echo "gpu-tests: unknown option '$s'" >&2; usage >&2; exit 2
+  fi
   [[ " ${all_stages[*]} " == *" $s "* ]] || { echo "gpu-tests: unknown stage '$s' (stages: ${all_stages[*]})" >&2; exit 2; }
 done
+results=$(abs "${RESULTS_DIR:-${OUT:+$OUT/gpu-run}}")
 cd "$(dirname "$0")/.."
 root=$(pwd)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
-results=${RESULTS_DIR:-${OUT:+$OUT/gpu-run}}
-results=${results:-build/gpu-run}
+results=${results:-$root/build/gpu-run}
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 bin=$root/build/cudabench

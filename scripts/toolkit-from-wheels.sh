@@ -9,6 +9,7 @@
 #                 cudabench against DEST's headers
 #     --check-only  the same checks on an already assembled DEST (no download, no copying)
 #     --src DIR     the cudabench checkout whose sources --check compiles (default: this one); only read
+#   Relative paths are the caller's. Exit codes: 0 done, 2 bad arguments, 1 a failed step or check.
 #
 # Wheels (pip download --no-deps; they are zips): nvidia-cuda-nvcc-cu12, -cuda-runtime-cu12,
 # -cuda-cccl-cu12, -cublas-cu12, -cudnn-cu12 at the versions of the CUDA release (table below).
@@ -26,28 +27,36 @@
 # from the machine this was written on).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+caller_dir=$(pwd)  # this script never changes directory, but says so explicitly for every path
+
+# The usage is the first paragraph of the comment at the top of this file (up to the first "#"
+# line); the rest of that comment documents the result.
+usage() { awk 'NR > 1 && /^#/ { if ($0 == "#") exit; sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+die_usage() { echo "toolkit-from-wheels: $1" >&2; usage >&2; exit 2; }
+need() { [[ $# -ge 2 && -n "$2" && "$2" != -* ]] || die_usage "$1 needs a value"; }
+abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 
 version=""; dest=""; wheel_dir=""; check=0; assemble=1; src_root="$repo"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --wheel-dir) wheel_dir="$2"; shift 2 ;;
+    --wheel-dir) need "$@"; wheel_dir=$(abs "$2"); shift 2 ;;
     --check) check=1; shift ;;
     --check-only) check=1; assemble=0; shift ;;
-    --src) src_root="$(cd "$2" && pwd)"; shift 2 ;;
-    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
-    -*) echo "toolkit-from-wheels: unknown option '$1' (try --help)" >&2; exit 2 ;;
-    *) if [[ -z "$version" ]]; then version="$1"; elif [[ -z "$dest" ]]; then dest="$1"; else
-         echo "toolkit-from-wheels: unexpected argument '$1'" >&2; exit 2; fi; shift ;;
+    --src) need "$@"; [[ -d "$2" ]] || die_usage "--src $2: no such directory"; src_root="$(cd "$2" && pwd)"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die_usage "unknown option '$1'" ;;
+    *) if [[ -z "$version" ]]; then version="$1"; elif [[ -z "$dest" ]]; then dest=$(abs "$1"); else
+         die_usage "unexpected argument '$1'"; fi; shift ;;
   esac
 done
-[[ -n "$version" && -n "$dest" ]] || { echo "usage: $0 VERSION DEST [--wheel-dir DIR] [--check]" >&2; exit 2; }
+[[ -n "$version" && -n "$dest" ]] || die_usage "VERSION and DEST are required"
 
 # Versions of the wheels published for each CUDA release (pip index versions <package>). cuDNN: the
 # first 9.x release whose support matrix covers that CUDA (9.0.0 for 12.0-12.3, 9.1.0 up to 12.4).
 case "$version" in
   12.1) full=12.1.105; nvcc=12.1.105; runtime=12.1.105; cccl=12.1.109; cublas=12.1.3.1; cudnn=9.0.0.312 ;;
   12.4) full=12.4.131; nvcc=12.4.131; runtime=12.4.127; cccl=12.4.127.post1; cublas=12.4.5.8; cudnn=9.1.0.70 ;;
-  *) echo "toolkit-from-wheels: unsupported version '$version' (known: 12.1, 12.4)" >&2; exit 2 ;;
+  *) die_usage "unsupported version '$version' (known: 12.1, 12.4)" ;;
 esac
 mkdir -p "$dest"
 dest="$(cd "$dest" && pwd)"

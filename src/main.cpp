@@ -1,6 +1,8 @@
 // cudabench: a small main() that builds the CLI and dispatches to one subcommand.
 // `run` is the default subcommand: `cudabench --suite full` means `cudabench run --suite full`.
 #include <algorithm>
+#include <memory>
+#include <sstream>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -27,13 +30,42 @@ std::vector<std::string> config_search_dirs() {
   dirs.emplace_back("configs");
   return dirs;
 }
+// The top-level help also lists the options of `run`, the default subcommand, since
+// `cudabench --suite quick` is how most people start; subcommands' help is CLI11's own.
+class top_level_formatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    if (app->get_parent() != nullptr || mode != CLI::AppFormatMode::Normal) return CLI::Formatter::make_help(app, name, mode);
+    std::string out = make_description(app) + make_usage(app, name) + make_groups(app, mode) +
+                      make_subcommands(app, mode);
+    const CLI::App* run = app->get_subcommand("run");
+    // run's option lines, without its group title and its -h line.
+    std::istringstream lines(make_groups(run, mode));
+    std::string line, run_options;
+    while (std::getline(lines, line))
+      if (!line.empty() && line != "Options:" && line.find("-h,--help") == std::string::npos) run_options += line + "\n";
+    out += "\nOptions of run, the default subcommand (cudabench --suite quick = cudabench run --suite quick):\n" +
+           run_options + "\n";
+    return out + make_footer(app);
+  }
+};
+
+// CLI11's parse errors in cudabench's one error style: one line, and where to look.
+int parse_error_exit(const CLI::App& app, const CLI::ParseError& e) {
+  std::string where = "cudabench --help";
+  for (const CLI::App* sub : app.get_subcommands()) where = "cudabench " + sub->get_name() + " --help";
+  fmt::print(stderr, "cudabench: error: {} (see {})\n", terminal_text(e.what()), where);
+  return 2;
+}
+
 }  // namespace cudabench::cli
 
 int main(int argc, char** argv) {
   using namespace cudabench;
   for (int i = 0; i < argc; ++i) cli::g_argv.emplace_back(argv[i]);
 
-  CLI::App app{"cudabench: GPU workload benchmarks you can trust, and comparisons between builds"};
+  CLI::App app{"cudabench: GPU workload benchmarks you can trust, and comparisons between builds", "cudabench"};
+  app.formatter(std::make_shared<cli::top_level_formatter>());
   app.set_version_flag("--version", std::string("cudabench ") + CUDABENCH_VERSION + " (" + CUDABENCH_GIT_COMMIT + ")");
   app.require_subcommand(0, 1);
   app.footer(
@@ -47,7 +79,8 @@ int main(int argc, char** argv) {
       "  cudabench list --suite full                   show what a suite expands to\n"
       "  cudabench validate my-suite.json              check a suite; no GPU needed\n"
       "  cudabench env                                 driver, toolkit, libraries, GPU, clocks\n"
-      "\nExit codes: 0 ok, 1 regression (compare --fail-on-regression), 2 bad input, 3 runtime failure");
+      "\nExit codes: 0 ok, 1 regression (compare --fail-on-regression), 2 bad input, 3 runtime failure (no GPU,\n"
+      "driver too old, --strict failures), 130 interrupted by Ctrl-C (the result file keeps what finished)");
 
   int exit_code = 0;
   cli::add_run(app, exit_code);
@@ -84,16 +117,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;
+    return cli::parse_error_exit(app, e);
   } catch (const input_error& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 2;
   } catch (const runtime_failure& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 3;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "cudabench: error: {}\n", e.what());
+    fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
     return 3;
   }
   return exit_code;

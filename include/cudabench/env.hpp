@@ -2,6 +2,7 @@
 // environment (driver, runtime, the cuBLAS/cuDNN actually loaded, the GPU and its clocks).
 // These become the result file's `build` and `environment` objects.
 #pragma once
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,9 +12,16 @@ namespace cudabench {
 // Toolkit, architectures, compiler, build type, git commit, cuBLAS/cuDNN header versions.
 nlohmann::ordered_json build_info();
 
-// Throws runtime_failure (exit 3) with a plain message when there is no usable CUDA device
-// (no driver, no GPU, driver older than the runtime, bad index).
+// Why `device` cannot be used, in words for the user -- no NVIDIA driver at all, no GPU, a driver
+// older than the runtime, a bad index -- or nullopt when it can.
+std::optional<std::string> device_problem(int device);
+
+// Throws runtime_failure (exit 3) with device_problem's message.
 void require_device(int device);
+
+// What is known without a GPU: hostname, the CUDA runtime, and the cuBLAS/cuDNN libraries
+// actually loaded (versions and paths). `env` prints it where there is no GPU.
+nlohmann::ordered_json host_environment();
 
 // The environment object for `device`; `label` overrides the default "CUDA <runtime major.minor>".
 nlohmann::ordered_json probe_environment(int device, const std::string& label = "");

@@ -2,6 +2,7 @@
 // Pure data, host-only: the suite parser validates against it, `list`/`validate` and the docs
 // print it, and the registry (src/gpu/registry.cpp) pairs it with the class that runs the kind.
 #pragma once
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -31,10 +32,42 @@ struct param_def {
   bool in_id = true;  // part of the workload id (ids are `kind/key=value/...` in this order)
 };
 
+// A rule a value check cannot express: between two parameters, or about what a parameter names
+// on disk. Rules are data, like the parameters: the host-only suite parser checks them for every
+// expanded workload (src/core/kind_rules.cpp), so `validate`, `list` and `run --dry-run` refuse
+// what `run` would, without a GPU; `list --kinds` prints them (describe_rule, kind_rules.hpp).
+enum class rule_type {
+  multiple_of,           // integer `param` is a multiple of `n`
+  at_least_plus,         // integer `param` >= integer `other` + `n`
+  keyword_or_file,       // `param` is one of `keywords` or names an existing regular file
+  keyword_or_directory,  // `param` is one of `keywords` or names a directory holding one of `files`
+  within_model_context,  // integer `param` <= max_position_embeddings of the LLM `other` names
+};
+
+// What a named file must also be, beyond existing.
+enum class file_format {
+  any,
+  safetensors,     // a file: its header parses; a directory: model.safetensors or the sharded index, every shard's header
+  llm_config,      // a directory's config.json describes a Llama-family decoder (llm_config.hpp)
+};
+
+struct kind_rule {
+  rule_type type = rule_type::multiple_of;
+  std::string param;
+  std::string other;                  // at_least_plus, within_model_context
+  std::int64_t n = 0;                 // multiple_of, at_least_plus
+  std::vector<std::string> keywords;  // keyword_or_*: values that name no file
+  std::vector<std::string> files;     // keyword_or_directory: the directory holds at least one
+  file_format format = file_format::any;
+  std::string when_param, when_value;  // the rule applies only where params[when_param] == when_value
+  std::string why;                     // appended to the error: why the rule exists
+};
+
 struct kind_schema {
   std::string kind;
   std::string description;
   std::vector<param_def> params;  // declaration order is the id key order
+  std::vector<kind_rule> rules;   // checked in order, after the values
   const param_def* find(const std::string& name) const {
     for (const auto& p : params)
       if (p.name == name) return &p;

@@ -36,6 +36,18 @@ struct workload_spec {
   bool has(const std::string& key) const;
 };
 
+// What a suite may ask for (README "Limits"). A sweep is a Cartesian product, so a few short
+// arrays in a 1 KB file can name 10^10 workloads; the count is checked before anything is built.
+inline constexpr std::uint64_t default_max_workloads = 100000;
+struct suite_limits {
+  std::uint64_t max_workloads = default_max_workloads;  // after expansion, over all entries
+};
+
+// The ranges of `defaults` (the same as the --reps, --warmup and --min-time-ms options').
+inline constexpr int max_repetitions = 1000;
+inline constexpr int max_warmup = 1000;
+inline constexpr double max_min_time_ms = 1e6;
+
 struct suite {
   std::string name;
   std::string description;
@@ -49,10 +61,11 @@ struct suite {
 // Throws input_error (file, JSON path, what was expected) on any problem; nothing is returned
 // partially.
 suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
-                 const std::vector<std::string>& search_dirs);
+                 const std::vector<std::string>& search_dirs, const suite_limits& limits = {});
 
 // Parse from text already read; `source` is used in messages.
-suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds);
+suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds,
+                  const suite_limits& limits = {});
 
 // `*` and `?` glob against ids; an empty pattern matches everything. Several patterns may be
 // comma-separated; a workload is kept if any matches.

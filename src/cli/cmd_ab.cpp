@@ -25,6 +25,7 @@
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/report.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -86,14 +87,16 @@ int run_ab(const ab_args& a) {
     labels = split_labels(a.labels);
     if (labels.size() != n)
       throw input_error(fmt::format("--labels has {} label{} for {} builds", labels.size(), labels.size() == 1 ? "" : "s", n));
+    for (const auto& l : labels)
+      if (!valid_utf8(l)) throw input_error(fmt::format("--labels \"{}\": not valid UTF-8", terminal_text(l)));
   }
   std::vector<std::vector<std::string>> commands;
   for (const auto& s : a.sides) commands.push_back(split_command(s));
-  suite s = load_cli_suite(a.run.suite);
+  suite s = load_cli_suite(a.run.suite, a.run.max_workloads);
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
   if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
 
-  const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", s.name, utc_stamp()) : a.output_dir;
+  const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", file_name_component(s.name), utc_stamp()) : a.output_dir;
   make_directories(dir + "/rounds");
   const std::string session = session_id();
   std::string schedule;
@@ -113,7 +116,7 @@ int run_ab(const ab_args& a) {
       ++run_no;
       if (!a.run.quiet)
         fmt::print(stderr, "=== ab run {}/{} (round {}, side {}{}): {}\n", run_no, schedule.size(), r + 1, side,
-                   labels[i].empty() ? "" : " \"" + labels[i] + "\"", a.sides[i]);
+                   labels[i].empty() ? "" : " \"" + terminal_text(labels[i]) + "\"", terminal_text(a.sides[i]));
       child_run_options co = child_options(a.run, s.source);
       co.label = labels[i];
       if (a.hold_tuning && !held.empty()) co.tuning_from = held;
@@ -158,7 +161,8 @@ int run_ab(const ab_args& a) {
   const char* no_color = std::getenv("NO_COLOR");
   std::cout << report_text(cmp, a.format, a.format == "table" && isatty(fileno(stdout)) && !(no_color && *no_color));
   std::cout.flush();
-  if (!a.run.quiet) fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n", dir);
+  if (!a.run.quiet)
+    fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n", terminal_text(dir));
   if (interrupted) return 130;
   return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
 }

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <unistd.h>
@@ -19,8 +21,10 @@
 #include "cudabench/suite.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/input_file.hpp"
 #include "cudabench/report.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -37,19 +41,51 @@ struct compare_args {
   bool per_gpu = false;
 };
 
+// The files are independent: read them concurrently (a 10^6-workload file takes seconds). Errors
+// are reported for the first bad file in command-line order, as a sequential read would. Where
+// threads cannot start, they are read one after the other.
+std::vector<compare_input> read_inputs(const std::vector<std::string>& paths) {
+  std::vector<std::future<compare_input>> pending;
+  try {
+    for (const auto& p : paths) pending.push_back(std::async(std::launch::async, [p] { return read_compare_input(p); }));
+  } catch (const std::system_error&) {
+    pending.clear();  // waits for the ones started
+    std::vector<compare_input> out;
+    for (const auto& p : paths) out.push_back(read_compare_input(p));
+    return out;
+  }
+  std::vector<compare_input> out;
+  for (auto& f : pending) out.push_back(f.get());
+  return out;
+}
+
 int run_compare(const compare_args& a) {
   if (a.files.size() < 2)
     throw input_error(fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
   if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
 
+  // -o over an input would destroy the baseline it is about to be compared with, whatever path
+  // names it (./a.json, a symlink, a hard link): compare device and inode.
+  if (!a.output.empty())
+    if (const auto out = identity_of(a.output))
+      for (const auto& f : a.files)
+        if (identity_of(f) == out)
+          throw input_error(fmt::format("-o {} is the input file {}: refusing to overwrite it (write the report elsewhere)",
+                                        a.output, f));
+  // A file compared with itself is allowed (an A/A sanity check of the tool) but said out loud:
+  // every row is "unchanged" by construction, which is no evidence about the builds.
+  for (std::size_t i = 1; i < a.files.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (const auto id = identity_of(a.files[i]); id && id == identity_of(a.files[k])) {
+        fmt::print(stderr, "cudabench: note: {} is the same file as {}: those columns compare a run with itself\n",
+                   terminal_text(a.files[i]), terminal_text(a.files[k]));
+        break;
+      }
   // Fleet files are read as result files whose rounds are their GPUs (compare_inputs.hpp).
-  std::vector<compare_input> inputs;
+  const std::vector<compare_input> inputs = read_inputs(a.files);
   std::vector<result_file> files;
-  for (const auto& f : a.files) {
-    inputs.push_back(read_compare_input(f));
-    files.push_back(inputs.back().result);
-  }
+  for (const auto& in : inputs) files.push_back(in.result);
 
   compare_options opt;
   opt.alpha = a.alpha;
@@ -103,8 +139,9 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Verdicts: improved / regressed (p < alpha and |change| >= threshold), unchanged (|change| < threshold),\n"
       "inconclusive (|change| >= threshold but not significant), only_in_baseline, only_in_candidate, failed.\n"
-      "Change is in %, positive = better. Exit codes: 0 no regression, 1 regression with --fail-on-regression,\n"
-      "2 bad input.");
+      "Change is in %, positive = better. Samples must be possible for their unit: times > 0, rates and sizes\n"
+      ">= 0, every magnitude <= 1e30. -o may not name an input file; a file compared with itself gets a note.\n"
+      "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input.");
   cmd->callback([args, &exit_code] { exit_code = run_compare(*args); });
 }
 

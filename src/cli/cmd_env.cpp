@@ -1,9 +1,16 @@
-// `cudabench env`: the build and the environment a run would record, as text or JSON.
+// `cudabench env`: the build and the environment a run would record, as text or JSON. Without a
+// usable GPU it prints what it knows (build, host, loaded libraries) and says why, exit 3.
+#include <cstdio>
+#include <optional>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cudabench/device_count.hpp"
 #include "cudabench/env.hpp"
+#include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -13,7 +20,8 @@ void print_object(const nlohmann::ordered_json& j, const std::string& indent) {
       fmt::print("{}{}:\n", indent, it.key());
       print_object(*it, indent + "  ");
     } else {
-      fmt::print("{}{:<22} {}\n", indent, it.key() + ":", it->is_string() ? it->get<std::string>() : it->dump());
+      fmt::print("{}{:<22} {}\n", indent, it.key() + ":",
+                 terminal_text(it->is_string() ? it->get<std::string>() : it->dump()));
     }
   }
 }
@@ -40,12 +48,22 @@ void add_env(CLI::App& app, int& exit_code) {
     // As text the build comes first, so a machine without a GPU still shows what the binary was
     // built with (toolkit, nvcc, linked CUDA libraries, cuDNN or why none).
     if (!*json) print_object(nlohmann::ordered_json{{"build", out["build"]}}, "");
-    out["environment"] = probe_environment(*device);  // throws runtime_failure (exit 3) without a GPU
+    // Without a usable GPU, still print what the build and the host say (toolkit, architectures,
+    // compiler, the cuBLAS/cuDNN it loads), then the problem; exit 3 as for run.
+    const std::optional<std::string> problem = device_problem(*device);
+    if (problem) {
+      out["environment"] = host_environment();
+      out["environment"]["gpu"] = "none: " + *problem;
+    } else {
+      out["environment"] = probe_environment(*device);
+    }
     if (*json) {
-      fmt::print("{}\n", out.dump(2));
+      fmt::print("{}\n", json_text_safe(out.dump(2)));
     } else {
       print_object(nlohmann::ordered_json{{"environment", out["environment"]}}, "");
     }
+    std::fflush(stdout);
+    if (problem) throw runtime_failure(*problem);
     exit_code = 0;
   });
 }

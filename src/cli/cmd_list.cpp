@@ -15,8 +15,10 @@
 #include "cli/commands.hpp"
 #include "core/suite_values.hpp"
 #include "cli/suite_loading.hpp"
+#include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/registry.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -26,6 +28,7 @@ struct list_options {
   std::string filter;
   std::string format = "table";
   bool kinds = false;
+  std::uint64_t max_workloads = default_max_workloads;
 };
 
 using detail::type_name;  // one spelling of type names, shared with the suite parser
@@ -71,6 +74,7 @@ void print_kinds_table(const kind_catalog& kinds) {
       fmt::print("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", p.name, w_name, type_name(p.type), w_type,
                  default_text(p), w_default, allowed_text(p), w_allowed, help);
     }
+    for (const auto& r : k.rules) fmt::print("  rule: {}\n", describe_rule(r));
   }
 }
 
@@ -97,13 +101,15 @@ nlohmann::ordered_json kinds_json(const kind_catalog& kinds) {
       j["in_id"] = p.in_id;
       params.push_back(std::move(j));
     }
-    out.push_back({{"kind", k.kind}, {"description", k.description}, {"params", std::move(params)}});
+    auto rules = nlohmann::ordered_json::array();
+    for (const auto& r : k.rules) rules.push_back(describe_rule(r));
+    out.push_back({{"kind", k.kind}, {"description", k.description}, {"params", std::move(params)}, {"rules", rules}});
   }
   return nlohmann::ordered_json{{"kinds", std::move(out)}};
 }
 
 void print_suite(const list_options& o) {
-  const suite s = load_cli_suite(o.suite);
+  const suite s = load_cli_suite(o.suite, o.max_workloads);
   const auto selected = filter_workloads(s, o.filter);
   if (o.format == "json") {
     nlohmann::ordered_json j;
@@ -115,19 +121,20 @@ void print_suite(const list_options& o) {
     for (const auto& w : selected)
       workloads.push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
     j["workloads"] = std::move(workloads);
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text_safe(j.dump(2)));
     return;
   }
-  fmt::print("suite {} ({}){}\n", s.name, s.source, s.description.empty() ? "" : ": " + s.description);
+  fmt::print("suite {} ({}){}\n", terminal_text(s.name), terminal_text(s.source),
+             s.description.empty() ? "" : ": " + terminal_text(s.description));
   fmt::print("settings: repetitions {}, warmup {}, min_time_ms {}\n", s.defaults.repetitions,
              s.defaults.warmup, s.defaults.min_time_ms);
   const std::size_t width = std::to_string(selected.size()).size();
   for (std::size_t i = 0; i < selected.size(); ++i)
-    fmt::print("  {:>{}}  {}\n", i + 1, width, selected[i].id);
+    fmt::print("  {:>{}}  {}\n", i + 1, width, terminal_text(selected[i].id));
   if (selected.size() == s.workloads.size())
     fmt::print("{} workload{}\n", selected.size(), selected.size() == 1 ? "" : "s");
   else
-    fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), o.filter);
+    fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), terminal_text(o.filter));
 }
 
 }  // namespace
@@ -139,6 +146,7 @@ void add_list(CLI::App& app, int& exit_code) {
   sub->add_option("--filter", o->filter, "Keep workloads whose id matches a glob (* ?, comma-separated)");
   sub->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   sub->add_flag("--kinds", o->kinds, "List every workload kind with its parameters");
+  add_max_workloads_option(*sub, o->max_workloads);
   sub->footer(
       "Examples:\n"
       "  cudabench list --suite full --filter 'matmul/*'\n"

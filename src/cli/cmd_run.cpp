@@ -23,6 +23,7 @@
 #include "cudabench/run_summary.hpp"
 #include "cudabench/runner.hpp"
 #include "cudabench/suite.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -48,13 +49,23 @@ std::map<std::string, nlohmann::ordered_json> tuning_of(const std::string& path)
 int strict_exit(const result_file& r) {
   for (const auto& w : r.workloads)
     if (w.state == status::error || w.state == status::failed_validation) {
-      fmt::print(stderr, "cudabench: --strict: {} ended with status {}\n", w.id, to_string(w.state));
+      fmt::print(stderr, "cudabench: --strict: {} ended with status {}\n", terminal_text(w.id), to_string(w.state));
       return 3;
     }
   return 0;
 }
 
-void print_plan(const suite& s, const runner_options& o, const run_args& a, summary_format out_format) {
+// What a dry run checks besides the suite: which workloads --filter dropped, and whether the
+// result file could be written (a typo in -o's directory should not wait for the first save).
+struct plan_checks {
+  std::vector<std::string> removed;  // ids --filter dropped, in suite order
+  std::string output;                // the result file a run would write; "" with --no-output
+  std::optional<std::string> output_problem;
+};
+
+// Exit 2 (after the plan is printed) when the result file could not be written, as the run would.
+int print_plan(const suite& s, const runner_options& o, const run_args& a, summary_format out_format,
+               const plan_checks& c) {
   if (out_format == summary_format::json) {
     nlohmann::ordered_json j;
     j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
@@ -62,17 +73,40 @@ void print_plan(const suite& s, const runner_options& o, const run_args& a, summ
                      {"min_time_ms", o.settings.min_time_ms}, {"warmup_ms", o.settings.warmup_ms},
                      {"rounds", a.rounds}};
     if (!a.devices.empty()) j["settings"]["devices"] = describe_devices(a.devices, measuring_command());
+    if (!a.filter.empty()) j["filter"] = {{"pattern", a.filter}, {"kept", s.workloads.size()}, {"removed", c.removed}};
+    j["output"] = {{"path", c.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.output)},
+                   {"writable", c.output.empty() || !c.output_problem}};
+    if (c.output_problem) j["output"]["problem"] = *c.output_problem;
     j["workloads"] = nlohmann::ordered_json::array();
     for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
-    fmt::print("{}\n", j.dump(2));
-    return;
+    fmt::print("{}\n", json_text_safe(j.dump(2)));
+  } else {
+    fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}{}\n",
+               terminal_text(s.name), terminal_text(s.source), s.workloads.size(), s.workloads.size() == 1 ? "" : "s",
+               o.settings.repetitions, o.settings.warmup, o.settings.min_time_ms,
+               o.cold ? ", L2 flushed before each run" : "",
+               a.rounds > 1 ? fmt::format(", {} rounds in fresh processes", a.rounds) : "",
+               a.devices.empty() ? "" : ", " + describe_devices(a.devices, measuring_command()));
+    if (!a.filter.empty()) {
+      constexpr std::size_t shown = 10;
+      std::string list;
+      for (std::size_t i = 0; i < c.removed.size() && i < shown; ++i) list += (i ? ", " : "") + terminal_text(c.removed[i]);
+      if (c.removed.size() > shown) list += fmt::format(", and {} more", c.removed.size() - shown);
+      fmt::print("filter \"{}\" keeps {} of {} workloads{}\n", terminal_text(a.filter), s.workloads.size(),
+                 s.workloads.size() + c.removed.size(), c.removed.empty() ? "" : "; removed: " + list);
+    }
+    if (c.output.empty())
+      fmt::print("result file: none (--no-output)\n");
+    else
+      fmt::print("result file: {} ({})\n", terminal_text(c.output),
+                 c.output_problem ? "cannot be written: " + *c.output_problem : "writable");
+    for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, terminal_text(s.workloads[i].id));
   }
-  fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}{}\n", s.name,
-             s.source, s.workloads.size(), s.workloads.size() == 1 ? "" : "s", o.settings.repetitions,
-             o.settings.warmup, o.settings.min_time_ms, o.cold ? ", L2 flushed before each run" : "",
-             a.rounds > 1 ? fmt::format(", {} rounds in fresh processes", a.rounds) : "",
-             a.devices.empty() ? "" : ", " + describe_devices(a.devices, measuring_command()));
-  for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, s.workloads[i].id);
+  if (c.output_problem) {
+    std::fflush(stdout);
+    throw input_error(fmt::format("-o {}: cannot be written: {}", c.output, *c.output_problem));
+  }
+  return 0;
 }
 
 // Several rounds: this process only schedules; each round is `cudabench run` in a fresh process
@@ -111,7 +145,8 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
     if (!output.empty()) write_result_file(merged, output);
     if (r + 1 == a.rounds || interrupted) {
       fmt::print("{}", format_run_summary(merged, out_format));
-      if (!output.empty() && !a.quiet) fmt::print(stderr, "result file: {} (rounds in {})\n", output, dir);
+      if (!output.empty() && !a.quiet)
+        fmt::print(stderr, "result file: {} (rounds in {})\n", terminal_text(output), terminal_text(dir));
       if (output.empty()) std::filesystem::remove_all(dir);
       if (interrupted) return 130;
       return a.strict ? strict_exit(merged) : 0;
@@ -123,13 +158,17 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
   check_run_args(a);
-  suite s = load_cli_suite(a.suite);
+  suite s = load_cli_suite(a.suite, a.max_workloads);
+  plan_checks checks;
+  for (const auto& w : s.workloads)
+    if (!id_matches(w.id, a.filter)) checks.removed.push_back(w.id);
   s.workloads = filter_workloads(s, a.filter);
 
   runner_options o = runner_options_of(a, s);
   if (a.dry_run) {
-    print_plan(s, o, a, out_format);
-    return 0;
+    checks.output = a.no_output ? "" : a.output.empty() ? default_run_output(s.name) : a.output;
+    if (!checks.output.empty()) checks.output_problem = output_problem(checks.output);
+    return print_plan(s, o, a, out_format, checks);
   }
   if (!a.devices.empty()) return execute_devices(a, s, out_format);
   if (a.rounds > 1) return execute_rounds(a, s, out_format);
@@ -143,7 +182,7 @@ int execute(const run_args& a) {
   const result_file r = run_suite(s, o, g_stop);
   std::signal(SIGINT, SIG_DFL);
   fmt::print("{}", format_run_summary(r, out_format));
-  if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", o.output_path);
+  if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", terminal_text(o.output_path));
   if (g_stop) return 130;
   return a.strict ? strict_exit(r) : 0;
 }
@@ -170,7 +209,9 @@ void add_run(CLI::App& app, int& exit_code) {
   run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
               "  cudabench --suite full --devices all -o results/node01   (every GPU at once, outlier GPUs flagged)\n"
               "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
-              "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'");
+              "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'\n"
+              "Exit codes: 0 ok, 2 bad input, 3 no usable GPU or driver (or a failure under --strict),\n"
+              "130 interrupted by Ctrl-C (the result file keeps every workload that finished).");
   run->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 

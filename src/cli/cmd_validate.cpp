@@ -1,6 +1,7 @@
 // `cudabench validate FILE...`: check suites strictly without running anything (no GPU needed).
 // Every file is checked; each invalid one gets its first error on stderr, and the exit code is 2
 // if any failed.
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,22 +12,25 @@
 #include "cli/commands.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 
 void add_validate(CLI::App& app, int& exit_code) {
   auto files = std::make_shared<std::vector<std::string>>();
+  auto max_workloads = std::make_shared<std::uint64_t>(default_max_workloads);
   auto* sub = app.add_subcommand("validate", "Check suite files strictly (no GPU needed); exit 2 if any is invalid");
   sub->add_option("files", *files, "Suite files (or names of shipped suites)")->required();
-  sub->callback([files, &exit_code] {
+  add_max_workloads_option(*sub, *max_workloads);
+  sub->callback([files, max_workloads, &exit_code] {
     std::size_t failed = 0;
     for (const auto& f : *files) {
       try {
-        const suite s = load_cli_suite(f);
-        fmt::print("{}: ok ({} workload{})\n", f, s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+        const suite s = load_cli_suite(f, *max_workloads);
+        fmt::print("{}: ok ({} workload{})\n", terminal_text(f), s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
       } catch (const input_error& e) {
         std::fflush(stdout);
-        fmt::print(stderr, "cudabench: error: {}\n", e.what());
+        fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));
         ++failed;
       }
     }

@@ -2,6 +2,8 @@
 #include "cli/compare_inputs.hpp"
 
 #include <fstream>
+
+#include <sys/stat.h>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -23,9 +25,23 @@ std::string report_text(const comparison& c, const std::string& format, bool col
 
 }  // namespace
 
-compare_input read_compare_input(const std::string& path) {
+// A fleet file (written by `fleet collect` or `run --devices`) starts with its "format" key; a
+// look at the first 4 KB decides, so result files keep the checked, streaming reader
+// (read_result_file) and only fleets are parsed whole.
+static bool looks_like_fleet(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // read_result_file says why
   std::ifstream in(path, std::ios::binary);
-  if (!in) return {read_result_file(path), std::nullopt};  // its message names the problem
+  if (!in) return false;
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head.find("\"format\"") != std::string::npos && head.find(fleet_format) != std::string::npos;
+}
+
+compare_input read_compare_input(const std::string& path) {
+  if (!looks_like_fleet(path)) return {read_result_file(path), std::nullopt};
+  std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::ordered_json j;

@@ -34,6 +34,7 @@ void append_run_options(std::vector<std::string>& a, const child_run_options& o)
   if (o.quiet) a.push_back("--quiet");
   if (!o.label.empty()) a.insert(a.end(), {"--label", o.label});
   if (!o.tuning_from.empty()) a.insert(a.end(), {"--tuning-from", o.tuning_from});
+  if (o.max_workloads != default_max_workloads) a.insert(a.end(), {"--max-workloads", std::to_string(o.max_workloads)});
 }
 
 void side_rounds::add(const std::string& file, const child_result& r) {

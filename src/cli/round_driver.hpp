@@ -2,11 +2,13 @@
 // one round, and one side's rounds gathered and merged (round_merge.hpp) after every round, so
 // what was measured is on disk even if a later round crashes or the user presses Ctrl-C.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "cli/subprocess.hpp"
 #include "cudabench/round_merge.hpp"
+#include "cudabench/suite.hpp"
 
 namespace cudabench::cli {
 
@@ -24,6 +26,7 @@ struct child_run_options {
   std::string tuning_from;  // "" = tune freely
   int rounds = 1;           // > 1: the child runs its own rounds (`run --devices` with `--rounds`)
   bool strict = false;
+  std::uint64_t max_workloads = default_max_workloads;
 };
 
 // `command` (a cudabench executable, possibly behind `env VAR=...`) + "run" + the options + "-o out".

@@ -1,13 +1,19 @@
 // See run_args.hpp.
 #include "cli/run_args.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/devices.hpp"
+#include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
 
@@ -30,6 +36,7 @@ void add_run_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--mem-limit", a.mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
   cmd.add_flag("--cold", a.cold, "Flush L2 before every timed run");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress lines on stderr");
+  add_max_workloads_option(cmd, a.max_workloads);
 }
 
 void check_run_args(const run_args& a) {
@@ -44,6 +51,9 @@ void check_run_args(const run_args& a) {
   if (!a.host.empty() && a.devices.empty()) throw input_error("--host names the host of a --devices run; give --devices too");
   if (a.host.find_first_of("/ \t") != std::string::npos)
     throw input_error(fmt::format("--host \"{}\": a host name goes into file names (no '/' or spaces)", a.host));
+  // The label is written into the result file, whose JSON must be UTF-8; control characters are
+  // allowed (and escaped wherever the label is shown).
+  if (!valid_utf8(a.label)) throw input_error(fmt::format("--label \"{}\": not valid UTF-8", terminal_text(a.label)));
 }
 
 runner_options runner_options_of(const run_args& a, const suite& s) {
@@ -76,11 +86,28 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
   c.quiet = a.quiet;
   c.label = a.label;
   c.tuning_from = a.tuning_from;
+  c.max_workloads = a.max_workloads;
   return c;
 }
 
+std::optional<std::string> output_problem(const std::string& path) {
+  // The file is written as PATH.tmp and renamed into place: the directory must take new files.
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return fmt::format("its directory {} does not exist", dir);
+  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return fmt::format("its directory {} is not writable", dir);
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    if (!S_ISREG(st.st_mode)) return "it exists and is not a regular file";
+  }
+  return std::nullopt;
+}
+
 std::string default_run_output(const std::string& suite_name) {
-  return fmt::format("cudabench-{}-{}.json", suite_name, utc_stamp());
+  // The suite's name comes from its file: no slash, control character or leading dot in the result.
+  return fmt::format("cudabench-{}-{}.json", file_name_component(suite_name), utc_stamp());
 }
 
 }  // namespace cudabench::cli

@@ -1,6 +1,8 @@
 // The measurement options `run` and `ab` share (suite, filter, repetitions, warm-up, device, memory
 // cap, L2 flushing), their checks, and how they become runner options or a child's command line.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +23,7 @@ struct run_args {
   bool cold = false, quiet = false;
   std::string devices;  // --devices all|0,2,5: one process per GPU at once ("" = just --device)
   std::string host;     // --host: this host's name in --devices file names and fleet tables
+  std::uint64_t max_workloads = default_max_workloads;
   // `run` only
   std::string output;
   bool no_output = false;
@@ -32,7 +35,7 @@ struct run_args {
 };
 
 // --suite --filter --reps --warmup --warmup-ms --min-time-ms --device --devices --host --mem-limit --cold
-// --quiet
+// --quiet --max-workloads
 void add_run_options(CLI::App& cmd, run_args& a);
 
 // Range checks CLI11 cannot express (NaN, negative device): input_error naming the option.
@@ -46,5 +49,9 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
 
 // cudabench-SUITE-TIMESTAMP.json
 std::string default_run_output(const std::string& suite_name);
+
+// Why the result file `path` could not be written (its directory is missing or not writable, it
+// is a directory, it exists read-only), or nullopt. Checked without creating anything.
+std::optional<std::string> output_problem(const std::string& path);
 
 }  // namespace cudabench::cli

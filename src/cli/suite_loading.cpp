@@ -9,8 +9,24 @@
 
 namespace cudabench::cli {
 
-suite load_cli_suite(const std::string& name_or_path) {
-  return load_suite(name_or_path, registry_catalog(), config_search_dirs());
+suite load_cli_suite(const std::string& name_or_path, std::uint64_t max_workloads) {
+  suite_limits limits;
+  limits.max_workloads = max_workloads;
+  return load_suite(name_or_path, registry_catalog(), config_search_dirs(), limits);
+}
+
+void add_max_workloads_option(CLI::App& cmd, std::uint64_t& into) {
+  cmd.add_option("--max-workloads", into,
+                 fmt::format("Refuse a suite whose sweeps expand to more workloads than this (default {})",
+                             default_max_workloads))
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || v.find_first_not_of('0') == std::string::npos)
+              return "expected a positive whole number of workloads, got " + v;
+            return "";
+          },
+          "N"));
 }
 
 std::vector<workload_spec> filter_workloads(const suite& s, const std::string& filter) {

@@ -18,6 +18,9 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -25,6 +28,7 @@
 #include "cudabench/multiple_testing.hpp"
 #include "cudabench/noise_floor.hpp"
 #include "cudabench/round_test.hpp"
+#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench {
@@ -100,6 +104,8 @@ bool constant(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
 }
 
+constexpr const char* too_large_note = "the medians differ by more than a percentage can express";
+
 // A significance decision still to be made after Holm's adjustment over all rows.
 struct pending_test {
   std::size_t row = 0;
@@ -155,6 +161,11 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   }
   if (deterministic) {
     const double change = sign * (cand.median - base.median) / std::abs(base.median) * 100.0 + 0.0;  // no -0
+    if (!std::isfinite(change)) {  // medians 10^300 apart: a direction, but no printable percentage
+      ch.note = too_large_note;
+      ch.outcome = sign * (cand.median - base.median) > 0 ? verdict::improved : verdict::regressed;
+      return std::nullopt;
+    }
     ch.change_pct = change;
     ch.ci_low_pct = ch.ci_high_pct = change;
     ch.outcome = std::abs(change) < opt.threshold_pct ? verdict::unchanged
@@ -167,13 +178,32 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   to.session_sd = same_session ? 0.0 : noise.session_sd;
   to.prior_df = opt.prior_df;
   to.alpha = opt.alpha;
-  const round_test_result t = between_round_test(base.round_medians, cand.round_medians, to);
+  round_test_result t;
+  try {
+    t = between_round_test(base.round_medians, cand.round_medians, to);
+  } catch (const std::invalid_argument&) {
+    // Values spanning more than a double's range (a rate of 0 beside 1e-300 beside 1e29) leave
+    // the test no finite statistic: no verdict beyond "too noisy to tell", and no number.
+    ch.outcome = verdict::inconclusive;
+    ch.note = "the values span too wide a range for the between-round test";
+    return std::nullopt;
+  }
   // Change and interval on the same scale as the test: geometric mean of the rounds' medians.
   auto pct = [&](double effect) { return sign * effect_to_pct(effect, t.log_scale) + 0.0; };
-  ch.change_pct = pct(t.effect);
-  ch.ci_low_pct = std::min(pct(t.ci_low), pct(t.ci_high));
-  ch.ci_high_pct = std::max(pct(t.ci_low), pct(t.ci_high));
+  const double change = pct(t.effect), lo = std::min(pct(t.ci_low), pct(t.ci_high)),
+               hi = std::max(pct(t.ci_low), pct(t.ci_high));
   ch.p_value = t.p_value;
+  // inf and nan are never shown as a change: the row keeps its direction and says why.
+  if (std::isfinite(lo) && std::isfinite(hi)) {
+    ch.ci_low_pct = lo;
+    ch.ci_high_pct = hi;
+  }
+  if (!std::isfinite(change)) {
+    ch.note = too_large_note;
+    ch.outcome = verdict::inconclusive;
+    return pending_test{0, t.p_value, sign * t.effect > 0};
+  }
+  ch.change_pct = change;
   if (std::abs(*ch.change_pct) < opt.threshold_pct - 1e-9) {  // inclusive, whatever the rounding of exp/log
     ch.outcome = verdict::unchanged;
     return pending_test{0, t.p_value, false};  // adjusted with the rest, but the verdict stands
@@ -243,12 +273,15 @@ std::optional<double> median_of(const std::vector<double>& v) {
   return median(v);
 }
 
-void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric) {
+// Physically impossible samples (sample_rules.hpp) are bad input: a negative or zero time must
+// not become "+173% improved".
+void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric,
+                   const std::string& unit) {
   if (c.samples.empty())
     throw input_error(fmt::format("{}: workload {}: metric {} has no samples", source, id, metric));
-  for (double v : c.samples)
-    if (!std::isfinite(v))
-      throw input_error(fmt::format("{}: workload {}: metric {} has a NaN or infinite sample", source, id, metric));
+  for (std::size_t i = 0; i < c.samples.size(); ++i)
+    if (const auto why = impossible_sample(c.samples[i], unit))
+      throw input_error(fmt::format("{}: workload {}: metric {}: sample {}: {}", source, id, metric, i, *why));
 }
 
 }  // namespace
@@ -299,25 +332,31 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   for (std::size_t i = 1; i < nf; ++i)
     out.same_session.push_back(!base_session.empty() && session_of(files[i]) == base_session);
 
-  // Workload ids in order: the baseline's, then those only candidates have.
-  std::vector<std::string> ids;
-  std::set<std::string> id_set;
-  for (const auto& f : files)
-    for (const auto& w : f.workloads)
+  // Workload ids in order: the baseline's, then those only candidates have. One hash index per
+  // file: a linear search per id made comparing two 10^5-workload files take minutes.
+  // Views into `files`, which outlive this function's use of them.
+  std::vector<std::string_view> ids;
+  std::unordered_set<std::string_view> id_set;
+  std::vector<std::unordered_map<std::string_view, const workload_result*>> index(nf);
+  for (std::size_t i = 0; i < nf; ++i) {
+    index[i].reserve(files[i].workloads.size());
+    for (const auto& w : files[i].workloads) {
+      index[i].emplace(w.id, &w);  // the first of a repeated id, as the linear search found
       if ((!opt.filter || opt.filter(w.id)) && id_set.insert(w.id).second) ids.push_back(w.id);
-
-  auto find = [](const result_file& f, const std::string& id) -> const workload_result* {
-    for (const auto& w : f.workloads)
-      if (w.id == id) return &w;
-    return nullptr;
+    }
+  }
+  auto find = [&index](std::size_t file, std::string_view id) -> const workload_result* {
+    const auto it = index[file].find(id);
+    return it == index[file].end() ? nullptr : it->second;
   };
 
   bool in_common = false;
   std::vector<std::vector<pending_test>> pending(nf - 1);
   std::vector<noise_model> noise_of_row;  // parallel to out.rows
-  for (const auto& id : ids) {
+  for (const std::string_view id_view : ids) {
+    const std::string id(id_view);
     std::vector<const workload_result*> ws(nf);
-    for (std::size_t i = 0; i < nf; ++i) ws[i] = find(files[i], id);
+    for (std::size_t i = 0; i < nf; ++i) ws[i] = find(i, id);
     for (std::size_t i = 1; i < nf; ++i) in_common = in_common || (ws[0] && ws[i]);
 
     const workload_result* first = nullptr;  // the first file that has this workload (kind, params)
@@ -378,7 +417,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
           } else if (const metric* m = w->find_metric(mname)) {
             c.present = true;
             c.samples = m->samples;
-            check_samples(c, sources[i], id, mname);
+            check_samples(c, sources[i], id, mname, m->unit);
             if (!m->rounds.empty() && m->rounds.size() != m->samples.size())
               throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples", sources[i],
                                             id, mname, m->rounds.size(), m->samples.size()));
@@ -434,7 +473,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       if (adj[j] < opt.alpha)
         ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
       else
-        ch.note = fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
+        ch.note += (ch.note.empty() ? "" : "; ") + fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
     }
   }
   for (auto& r : out.rows)
@@ -465,11 +504,23 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
         single);
 
   // Two different workloads must never share a readable name: fall back to the id for those.
-  std::map<std::string, std::set<std::string>> ids_by_name;
-  for (const auto& r : out.rows) ids_by_name[r.name].insert(r.id);
-  for (auto& r : out.rows)
-    if (ids_by_name[r.name].size() > 1)
-      r.name = r.metric.empty() ? r.id : fmt::format("{} · {} ({})", r.id, r.metric, r.unit);
+  // (Views into out.rows, which no longer changes size; a hash map, for 10^6 rows.)
+  struct name_use {
+    std::string_view first_id;
+    bool shared = false;
+  };
+  std::unordered_map<std::string_view, name_use> ids_by_name;
+  ids_by_name.reserve(out.rows.size());
+  for (const auto& r : out.rows) {
+    const auto [it, fresh] = ids_by_name.try_emplace(r.name, name_use{r.id});
+    if (!fresh && it->second.first_id != r.id) it->second.shared = true;
+  }
+  std::vector<bool> rename(out.rows.size());
+  for (std::size_t i = 0; i < out.rows.size(); ++i) rename[i] = ids_by_name.at(out.rows[i].name).shared;
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    auto& r = out.rows[i];
+    if (rename[i]) r.name = r.metric.empty() ? r.id : fmt::format("{} · {} ({})", r.id, r.metric, r.unit);
+  }
   return out;
 }
 

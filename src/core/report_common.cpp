@@ -8,6 +8,7 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/report.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench {
 namespace report_detail {
@@ -121,6 +122,42 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
+}
+
+namespace {
+// Every string a text report shows, for reading (F = const string&) or rewriting (F = string&).
+template <class C, class F>
+void for_each_shown(C& c, F&& f) {
+  for (auto& s : c.labels) f(s);
+  for (auto& s : c.sources) f(s);
+  if (c.single_round_warning) f(*c.single_round_warning);
+  if (c.gpu_warning) f(*c.gpu_warning);
+  for (auto& d : c.env_differences) {
+    f(d.field);
+    for (auto& v : d.values) f(v);
+  }
+  for (auto& r : c.rows) {
+    f(r.id);
+    f(r.kind);
+    f(r.metric);
+    f(r.unit);
+    f(r.name);
+    for (auto& cell : r.cells) f(cell.message);
+    for (auto& ch : r.changes) {
+      f(ch.note);
+      f(ch.context);
+    }
+  }
+}
+}  // namespace
+
+std::optional<comparison> text_safe(const comparison& c) {
+  bool any = false;
+  for_each_shown(c, [&any](const std::string& s) { any = any || has_control_text(s); });
+  if (!any) return std::nullopt;
+  comparison safe = c;
+  for_each_shown(safe, [](std::string& s) { s = terminal_text(s); });
+  return safe;
 }
 
 std::size_t display_width(const std::string& s) {

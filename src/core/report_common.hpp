@@ -37,6 +37,12 @@ std::vector<std::string> context_notes(const comparison& c);
 // One CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
 std::string csv_field(const std::string& s);
 
+// The text reporters (table, markdown, csv) show labels, file names, ids and messages that come
+// from result files and may hold control characters (an ANSI escape in a label). When any
+// displayed string has one, a copy with every such string passed through terminal_text
+// (text_safety.hpp); otherwise nullopt, and the comparison is printed as it is.
+std::optional<comparison> text_safe(const comparison& c);
+
 std::size_t display_width(const std::string& utf8);  // code points (our names have no wide glyphs)
 std::string pad(const std::string& s, std::size_t width, bool right_align);
 

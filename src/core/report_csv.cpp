@@ -28,7 +28,9 @@ std::string status_field(const compare_cell& c) { return c.present ? to_string(c
 
 }  // namespace
 
-void csv_reporter::report(const comparison& c, std::ostream& out) const {
+void csv_reporter::report(const comparison& given, std::ostream& out) const {
+  const std::optional<comparison> safe = report_detail::text_safe(given);  // control characters escaped
+  const comparison& c = safe ? *safe : given;
   out << "id,name,metric,unit,better,baseline,candidate,baseline_status,candidate_status,baseline_median,"
          "candidate_median,change_pct,ci_low_pct,ci_high_pct,p_value,p_adjusted,verdict,baseline_rounds,candidate_rounds,"
          "baseline_throttled,candidate_throttled,note,context\n";

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudabench/report.hpp"
+#include "cudabench/text_safety.hpp"
 #include "report_common.hpp"
 
 namespace cudabench {
@@ -96,7 +97,7 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
   }
   j["summary"] = std::move(summary);
   j["regression"] = c.any_regression();
-  out << j.dump(2) << '\n';
+  out << json_text_safe(j.dump(2)) << '\n';
 }
 
 }  // namespace cudabench

@@ -2,6 +2,8 @@
 //   | workload | CUDA 12.1 | CUDA 12.4 | change |
 // With 3+ files, one value column per file and one change column per candidate. Regressions are
 // bold; failed cells show the status in capitals ("OOM").
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cudabench/report.hpp"
@@ -35,7 +37,9 @@ std::string change_cell(const compare_change& ch) {
 
 }  // namespace
 
-void markdown_reporter::report(const comparison& c, std::ostream& out) const {
+void markdown_reporter::report(const comparison& given, std::ostream& out) const {
+  const std::optional<comparison> safe = report_detail::text_safe(given);  // control characters escaped
+  const comparison& c = safe ? *safe : given;
   const std::size_t nc = c.candidates();
   if (c.gpu_warning) out << "**WARNING: " << escape(*c.gpu_warning) << "**\n\n";
   if (!c.env_differences.empty()) {

@@ -1,6 +1,7 @@
 // Terminal table: environment differences, then one aligned row per (workload, metric), then the
 // footnotes and one summary line per candidate. Verdicts are coloured only when asked to
 // (report_options::color: the CLI sets it for a tty without NO_COLOR).
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -44,7 +45,9 @@ void print_grid(std::ostream& out, const std::vector<std::vector<std::string>>& 
 
 }  // namespace
 
-void table_reporter::report(const comparison& c, std::ostream& out) const {
+void table_reporter::report(const comparison& given, std::ostream& out) const {
+  const std::optional<comparison> safe = report_detail::text_safe(given);  // control characters escaped
+  const comparison& c = safe ? *safe : given;
   out << fmt::format("baseline:  {} ({})\n", c.labels[0], c.sources[0]);
   for (std::size_t i = 1; i < c.labels.size(); ++i) out << fmt::format("candidate: {} ({})\n", c.labels[i], c.sources[i]);
   out << '\n';

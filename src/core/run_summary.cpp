@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench {
 
@@ -34,17 +35,18 @@ struct row {
   std::string workload, status, metric, median, unit, spread, min, max;
 };
 
+// Ids, metric names, units and messages as text: control characters escaped (text_safety.hpp).
 std::vector<row> rows_of(const result_file& r) {
   std::vector<row> rows;
   for (const auto& w : r.workloads) {
     if (w.state != status::ok || w.metrics.empty()) {
-      rows.push_back({w.id, to_string(w.state), "", "", "", "", "", w.message});
+      rows.push_back({terminal_text(w.id), to_string(w.state), "", "", "", "", "", terminal_text(w.message)});
       continue;
     }
     for (const auto& [name, m] : w.metrics) {
       const std::string spread = m.median != 0 ? fmt::format("±{:.1f}%", 100.0 * m.stddev / std::fabs(m.median)) : "";
-      rows.push_back({w.id, w.clocks.throttled ? "ok*" : "ok", name, format_value(m.median), m.unit, spread,
-                      format_value(m.min), format_value(m.max)});
+      rows.push_back({terminal_text(w.id), w.clocks.throttled ? "ok*" : "ok", terminal_text(name), format_value(m.median),
+                      terminal_text(m.unit), spread, format_value(m.min), format_value(m.max)});
     }
   }
   return rows;
@@ -59,7 +61,7 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 std::string format_run_summary(const result_file& r, summary_format f) {
-  if (f == summary_format::json) return to_json(r).dump(2) + "\n";
+  if (f == summary_format::json) return json_text_safe(to_json(r).dump(2)) + "\n";
   const std::vector<row> rows = rows_of(r);
   const row header{"workload", "status", "metric", "median", "unit", "spread", "min", "max/message"};
   std::string out;
@@ -71,8 +73,9 @@ std::string format_run_summary(const result_file& r, summary_format f) {
     return out;
   }
   if (f == summary_format::markdown) {
-    out += fmt::format("**{}** — {}\n\n", r.label(), r.environment.value("device", nlohmann::ordered_json::object())
-                                                          .value("name", std::string("unknown GPU")));
+    out += fmt::format("**{}** — {}\n\n", terminal_text(r.label()),
+                       terminal_text(r.environment.value("device", nlohmann::ordered_json::object())
+                                         .value("name", std::string("unknown GPU"))));
     out += "| workload | status | metric | median | unit | spread | min | max |\n";
     out += "|---|---|---|---:|---|---:|---:|---:|\n";
     for (const auto& x : rows)

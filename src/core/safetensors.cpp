@@ -69,6 +69,9 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
   } catch (const nlohmann::json::exception& e) {
     throw input_error(fmt::format("{}: malformed header JSON: {}", path, e.what()));
   }
+  // Found by fuzz/fuzz_safetensors.cpp: a header that is not an object, negative or huge shapes.
+  if (!header.is_object())
+    throw input_error(fmt::format("{}: the header is {}, not a JSON object of tensors", path, header.type_name()));
   f->data_ = base + 8 + header_len;
   const std::uint64_t data_size = f->map_size_ - 8 - header_len;
   for (auto it = header.begin(); it != header.end(); ++it) {
@@ -89,10 +92,18 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
     }
     const std::size_t es = safetensors_dtype_size(t.dtype);
     if (es == 0) throw input_error(fmt::format("{}: tensor {}: unknown dtype {}", path, t.name, t.dtype));
+    // The element count times the element size must not overflow: no file holds 2^62 bytes.
+    std::uint64_t count = 1;
+    for (const std::int64_t d : t.shape) {
+      if (d < 0) throw input_error(fmt::format("{}: tensor {}: negative dimension in shape {}", path, t.name, shape_string(t.shape)));
+      if (d != 0 && count > (std::uint64_t{1} << 62) / static_cast<std::uint64_t>(d) / es)
+        throw input_error(fmt::format("{}: tensor {}: shape {} is too large", path, t.name, shape_string(t.shape)));
+      count *= static_cast<std::uint64_t>(d);
+    }
     if (t.end < t.begin || t.end > data_size)
       throw input_error(fmt::format("{}: tensor {}: data [{}, {}) lies outside the {} data bytes (truncated file?)",
                                     path, t.name, t.begin, t.end, data_size));
-    if (t.bytes() != static_cast<std::uint64_t>(t.numel()) * es)
+    if (t.bytes() != count * es)
       throw input_error(fmt::format("{}: tensor {}: {} bytes do not match shape {} of {}", path, t.name,
                                     t.bytes(), shape_string(t.shape), t.dtype));
     f->tensors_.push_back(std::move(t));

@@ -1,14 +1,17 @@
 // Suite files (suite.hpp): strict parsing, sweep expansion and ids.
 //
 // Order of checks: JSON syntax and duplicate keys, then top-level keys, then each workload entry
-// in file order (its kind, its keys in file order, then every parameter in schema order), then
-// duplicate ids. The first problem found is thrown; nothing is returned partially.
+// in file order (its kind, its keys in file order, then every parameter in schema order, then
+// how many workloads it expands to), then, workload by workload, the kind's rules and duplicate
+// ids. The first problem found is thrown;
+// nothing is returned partially.
 #include "cudabench/suite.hpp"
 
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -16,6 +19,9 @@
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/input_file.hpp"
+#include "cudabench/kind_rules.hpp"
+#include "json_errors.hpp"
 #include "sha256.hpp"
 #include "suite_values.hpp"
 
@@ -30,13 +36,21 @@ namespace {
 // ---- JSON text -> DOM, rejecting duplicate keys (nlohmann would silently keep one) ------------
 
 // Tracks where the parser is, so a duplicate key can be reported with its JSON path.
+// Thrown from the parser's callback when the text nests deeper than max_json_depth.
+struct too_deep {
+  std::string path;
+};
+
 class duplicate_key_finder {
  public:
   bool on_event(nlohmann::json::parse_event_t event, const ordered_json& parsed) {
     using ev = nlohmann::json::parse_event_t;
     switch (event) {
-      case ev::object_start: frames_.push_back({false, 0, {}, {}}); break;
-      case ev::array_start: frames_.push_back({true, 0, {}, {}}); break;
+      case ev::object_start:
+      case ev::array_start:
+        if (frames_.size() >= detail::max_json_depth) throw too_deep{location()};
+        frames_.push_back({event == ev::array_start, 0, {}, {}});
+        break;
       case ev::key: {
         auto& top = frames_.back();
         top.key = parsed.get<std::string>();
@@ -77,6 +91,17 @@ class duplicate_key_finder {
   }
   std::vector<frame> frames_;
   std::string error_;
+
+ public:
+  // "workloads[0].m" for the value being parsed when the parser stopped.
+  std::string location() const {
+    std::string path;
+    for (const auto& f : frames_) {
+      if (f.is_array) path += fmt::format("[{}]", f.index);
+      else path += (path.empty() ? "" : ".") + f.key;
+    }
+    return path;
+  }
 };
 
 ordered_json parse_json(const std::string& text, const std::string& source) {
@@ -90,12 +115,18 @@ ordered_json parse_json(const std::string& text, const std::string& source) {
         text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {
           return finder.on_event(e, parsed);
         });
+  } catch (const too_deep& e) {
+    fail(source, e.path, detail::too_deep_text());
   } catch (const nlohmann::json::parse_error& e) {
     // what(): "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
-      what = what.substr(pos + 2);
-    fail(source, "", "invalid JSON: " + what);
+    fail(source, "", "invalid JSON: " + detail::json_error_text(e));
+  } catch (const nlohmann::json::out_of_range& e) {
+    if (!detail::is_number_overflow(e)) fail(source, "", "invalid JSON: " + detail::json_error_text(e));
+    // what(): "... number overflow parsing '1e400'"
+    std::string what = e.what(), token = "a number";
+    if (const auto open = what.find('\''), close = what.rfind('\''); open != std::string::npos && close > open)
+      token = what.substr(open + 1, close - open - 1);
+    fail(source, finder.location(), detail::number_overflow_text(token));
   }
   if (!finder.error().empty()) fail(source, "", finder.error());
   return root;
@@ -151,36 +182,46 @@ run_settings parse_defaults(const ordered_json& root, const std::string& source)
   const auto& d = root["defaults"];
   if (!d.is_object()) fail(source, "defaults", "expected an object, got " + describe(d));
   check_unknown_keys(d, {"repetitions", "warmup", "min_time_ms"}, source, "defaults");
-  const auto integer = [&](const char* key, int min, int& into) {
+  // The same ranges as --reps, --warmup and --min-time-ms: a suite may not ask for 10^9
+  // repetitions that the command line would refuse.
+  const auto integer = [&](const char* key, int min, int max, int& into) {
     if (!d.contains(key)) return;
     param_def def;
     def.name = key;
     def.type = param_type::integer;
     def.min = min;
-    def.max = std::numeric_limits<int>::max();
+    def.max = max;
     into = static_cast<int>(detail::check_value(def, d[key], source, std::string("defaults.") + key).get<std::int64_t>());
   };
-  integer("repetitions", 1, out.repetitions);
-  integer("warmup", 0, out.warmup);
+  integer("repetitions", 1, max_repetitions, out.repetitions);
+  integer("warmup", 0, max_warmup, out.warmup);
   if (d.contains("min_time_ms")) {
     param_def def;
     def.name = "min_time_ms";
     def.type = param_type::number;
     def.min = 0;
+    def.max = max_min_time_ms;
     out.min_time_ms = detail::check_value(def, d["min_time_ms"], source, "defaults.min_time_ms").get<double>();
   }
   return out;
 }
 
-// ---- one workload entry -> its expanded specs -------------------------------------------------
+// ---- one workload entry -> its axes -> its expanded specs ------------------------------------
 
 struct axis {
   const param_def* def;
   std::vector<ordered_json> values;  // one for a scalar, several for a sweep; empty: param omitted
 };
 
-std::vector<workload_spec> expand_entry(const ordered_json& entry, const std::string& path,
-                                        const kind_catalog& kinds, const std::string& source) {
+struct resolved_entry {
+  const kind_schema* schema;
+  std::string kind;
+  std::vector<axis> axes;  // one per schema parameter, in schema order
+};
+
+// Checks an entry's kind, keys and every value; the sweep is not expanded yet.
+resolved_entry resolve_entry(const ordered_json& entry, const std::string& path, const kind_catalog& kinds,
+                             const std::string& source) {
   if (!entry.is_object()) fail(source, path, "expected an object, got " + describe(entry));
   if (!entry.contains("kind"))
     fail(source, path, fmt::format("missing required key \"kind\" (known: {})", known_kinds(kinds)));
@@ -199,7 +240,7 @@ std::vector<workload_spec> expand_entry(const ordered_json& entry, const std::st
                                    names.empty() ? std::string("no parameters") : join_keys(names)));
   }
 
-  std::vector<axis> axes;
+  resolved_entry out{schema, kind, {}};
   for (const auto& def : schema->params) {
     axis a{&def, {}};
     const std::string param_path = path + "." + def.name;
@@ -219,17 +260,45 @@ std::vector<workload_spec> expand_entry(const ordered_json& entry, const std::st
       fail(source, path, fmt::format("missing required parameter \"{}\" for kind {} (expected {})",
                                      def.name, kind, detail::expected_phrase(def.type)));
     }
-    axes.push_back(std::move(a));
+    out.axes.push_back(std::move(a));
   }
+  return out;
+}
 
-  // Cartesian product, first schema parameter varying slowest (an odometer over the axes).
+// How many workloads the entry expands to: the product of its axis lengths, saturating at
+// UINT64_MAX (a few long axes overflow 64 bits), and "dtype 5 × m 100 × ..." naming the sweeps.
+struct expansion_size {
+  std::uint64_t count = 1;
+  bool saturated = false;
+  std::string axes;
+};
+
+expansion_size size_of(const resolved_entry& e) {
+  expansion_size out;
+  for (const auto& a : e.axes) {
+    const std::uint64_t n = a.values.size();
+    if (n <= 1) continue;
+    out.axes += fmt::format("{}{} {}", out.axes.empty() ? "" : " × ", a.def->name, n);
+    if (out.count > std::numeric_limits<std::uint64_t>::max() / n) out.saturated = true;
+    out.count = out.saturated ? std::numeric_limits<std::uint64_t>::max() : out.count * n;
+  }
+  return out;
+}
+
+std::string count_text(const expansion_size& s) {
+  return s.saturated ? fmt::format("more than {}", std::numeric_limits<std::uint64_t>::max()) : std::to_string(s.count);
+}
+
+// Cartesian product, first schema parameter varying slowest (an odometer over the axes).
+std::vector<workload_spec> expand(const resolved_entry& e) {
+  const auto& axes = e.axes;
   std::vector<workload_spec> out;
   std::vector<std::size_t> pos(axes.size(), 0);
   for (;;) {
     workload_spec spec;
-    spec.kind = kind;
+    spec.kind = e.kind;
     spec.params = ordered_json::object();
-    spec.id = kind;
+    spec.id = e.kind;
     for (std::size_t i = 0; i < axes.size(); ++i) {
       if (axes[i].values.empty()) continue;
       const auto& value = axes[i].values[pos[i]];
@@ -252,7 +321,8 @@ std::vector<workload_spec> expand_entry(const ordered_json& entry, const std::st
 
 // ---- public API -------------------------------------------------------------------------------
 
-suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds) {
+suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds,
+                  const suite_limits& limits) {
   const ordered_json root = parse_json(text, source);
   if (!root.is_object()) fail(source, "", "expected a JSON object at the top level, got " + describe(root));
   check_unknown_keys(root, {"name", "description", "defaults", "workloads", "$schema"}, source, "");
@@ -271,10 +341,34 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
   if (!entries.is_array()) fail(source, "workloads", "expected an array, got " + describe(entries));
   if (entries.empty()) fail(source, "workloads", "empty (a suite needs at least one workload)");
 
-  std::map<std::string, std::size_t> first_entry_of_id;
+  // Every entry is checked and counted before any is expanded: a 1 KB suite can ask for 10^10
+  // workloads, and building them is what must not happen.
+  std::vector<resolved_entry> resolved;
+  std::uint64_t total = 0;
+  const std::uint64_t limit = limits.max_workloads;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string path = fmt::format("workloads[{}]", i);
-    for (auto& spec : expand_entry(entries[i], path, kinds, source)) {
+    resolved.push_back(resolve_entry(entries[i], path, kinds, source));
+    const expansion_size n = size_of(resolved.back());
+    if (n.saturated || n.count > limit)
+      fail(source, path, fmt::format("expands to {} workloads ({}), more than the limit of {} (narrow the sweep, "
+                                     "or raise the limit with --max-workloads)",
+                                     count_text(n), n.axes, limit));
+    if (n.count > limit - total)
+      fail(source, path, fmt::format("the suite expands to {} workloads with this entry ({}{}), more than the "
+                                     "limit of {} (narrow the sweeps, or raise the limit with --max-workloads)",
+                                     total + n.count, n.count, n.axes.empty() ? "" : ": " + n.axes, limit));
+    total += n.count;
+  }
+
+  std::unordered_map<std::string, std::size_t> first_entry_of_id;
+  first_entry_of_id.reserve(total);
+  s.workloads.reserve(total);
+  rule_checker rules;  // each kind's cross-parameter and file rules (kind_rules.hpp)
+  for (std::size_t i = 0; i < resolved.size(); ++i) {
+    const std::string path = fmt::format("workloads[{}]", i);
+    for (auto& spec : expand(resolved[i])) {
+      rules.check(*resolved[i].schema, spec, source, path);
       const auto [it, inserted] = first_entry_of_id.emplace(spec.id, i);
       if (!inserted) {
         if (it->second == i)
@@ -289,39 +383,42 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
 
 namespace {
 
+std::string read_suite_file(const std::string& path) {
+  return input_file::open(path, "suite file", max_suite_file_bytes).read_all();
+}
+
+bool ends_with_json(const std::string& s) { return s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0; }
+
 bool is_regular_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw input_error(fmt::format("{}: cannot open the suite file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw input_error(fmt::format("{}: cannot read the suite file", path));
-  return text.str();
-}
-
 }  // namespace
 
 suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
-                 const std::vector<std::string>& search_dirs) {
+                 const std::vector<std::string>& search_dirs, const suite_limits& limits) {
   if (name_or_path.empty()) throw input_error("no suite given (expected a suite name or a path to a .json file)");
-  if (is_regular_file(name_or_path)) return parse_suite(read_file(name_or_path), name_or_path, kinds);
-  if (name_or_path.find('/') != std::string::npos)
+  // Something at that path (even a directory, a FIFO or a broken symlink) is what the user meant
+  // when the argument looks like a path; input_file says what is wrong with it. A bare NAME that
+  // happens to exist as, say, a directory still finds configs/NAME.json; a regular file wins.
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos || ends_with_json(name_or_path);
+  const bool exists = path_exists(name_or_path);
+  if (exists && (looks_like_path || is_regular_file(name_or_path))) return parse_suite(read_suite_file(name_or_path), name_or_path, kinds, limits);
+  if (looks_like_path && name_or_path.find('/') != std::string::npos)
     throw input_error(fmt::format("suite \"{}\" not found (no such file)", name_or_path));
 
-  const bool has_ext = name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
+  const bool has_ext = ends_with_json(name_or_path);
   const std::string file_name = has_ext ? name_or_path : name_or_path + ".json";
   std::vector<std::string> looked_in;
   if (has_ext) looked_in.push_back(".");  // checked above as a path
   for (const auto& dir : search_dirs) {
     if (dir.empty()) continue;
     const std::string candidate = dir.back() == '/' ? dir + file_name : dir + "/" + file_name;
-    if (is_regular_file(candidate)) return parse_suite(read_file(candidate), candidate, kinds);
+    if (path_exists(candidate)) return parse_suite(read_suite_file(candidate), candidate, kinds, limits);
     looked_in.push_back(dir);
   }
+  if (exists) return parse_suite(read_suite_file(name_or_path), name_or_path, kinds, limits);  // says what it is
   throw input_error(fmt::format("suite \"{}\" not found (looked for {} in: {})", name_or_path, file_name,
                                 looked_in.empty() ? std::string("the current directory") : join_keys(looked_in)));
 }

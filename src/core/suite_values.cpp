@@ -10,6 +10,7 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/suite.hpp"
+#include "cudabench/text_safety.hpp"
 
 namespace cudabench {
 namespace detail {
@@ -100,6 +101,10 @@ nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered
     case param_type::string: {
       if (!v.is_string()) type_error(def, v, source, path);
       const auto s = v.get<std::string>();
+      // A string parameter becomes part of the workload id and is often a path: an ANSI escape,
+      // NUL or direction override in it is never meant (dump() shows it as \u001b).
+      if (has_control_text(s))
+        fail(source, path, fmt::format("{} contains a control character (parameters must be printable text)", v.dump()));
       if (!def.choices.empty()) {
         bool allowed = false;
         for (const auto& c : def.choices) allowed = allowed || c == s;

@@ -66,25 +66,53 @@ nlohmann::ordered_json build_info() {
   return b;
 }
 
-void require_device(int device) {
+std::optional<std::string> device_problem(int device) {
+  constexpr const char* works_without = "compare, validate and list work without one";
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err == cudaErrorInsufficientDriver) {
-    int drv = 0, rt = 0;
-    cudaDriverGetVersion(&drv);
-    cudaRuntimeGetVersion(&rt);
-    throw runtime_failure(fmt::format("the CUDA driver ({}) is older than this build's runtime ({}); update the driver",
-                                      drv ? cuda_version_string(drv) : "none", cuda_version_string(rt)));
-  }
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);  // 0 when no driver (libcuda.so.1) could be loaded at all
+  cudaRuntimeGetVersion(&rt);
+  if (drv == 0 && (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || err == cudaSuccess))
+    return fmt::format("no NVIDIA driver was found (libcuda.so.1 is not installed or cannot be loaded), so there is no "
+                       "GPU to run on; {}",
+                       works_without);
+  if (err == cudaErrorInsufficientDriver)
+    return fmt::format("the NVIDIA driver supports CUDA {}, older than this build's runtime {}; update the driver "
+                       "({})",
+                       cuda_version_string(drv), cuda_version_string(rt), works_without);
   if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-    throw runtime_failure("no CUDA device found (cudabench needs an NVIDIA GPU for run and env; "
-                          "compare, validate and list work without one)");
+    return fmt::format("no NVIDIA GPU was found (driver for CUDA {} present); {}", cuda_version_string(drv), works_without);
   if (err != cudaSuccess)
-    throw runtime_failure(fmt::format("cannot use the CUDA driver: {} ({})", cudaGetErrorName(err),
-                                      cudaGetErrorString(err)));
+    return fmt::format("cannot use the CUDA driver: {} ({}); {}", cudaGetErrorName(err), cudaGetErrorString(err),
+                       works_without);
   if (device < 0 || device >= count)
-    throw runtime_failure(fmt::format("--device {} does not exist (this machine has {} CUDA device{})", device,
-                                      count, count == 1 ? "" : "s"));
+    return fmt::format("--device {} does not exist (this machine has {} CUDA device{})", device, count,
+                       count == 1 ? "" : "s");
+  return std::nullopt;
+}
+
+nlohmann::ordered_json host_environment() {
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  nlohmann::ordered_json e;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  e["hostname"] = host;
+  e["cuda_runtime"] = cuda_version_string(rt);
+  e["cublas"] = version_string(static_cast<int>(cublasLtGetVersion()));
+  e["cublas_library"] = loaded_from(reinterpret_cast<const void*>(&cublasLtGetVersion));
+#ifdef CUDABENCH_HAVE_CUDNN
+  e["cudnn"] = version_string(static_cast<int>(cudnnGetVersion()));
+  e["cudnn_library"] = loaded_from(reinterpret_cast<const void*>(&cudnnGetVersion));
+#else
+  e["cudnn"] = nullptr;
+#endif
+  return e;
+}
+
+void require_device(int device) {
+  if (const auto problem = device_problem(device)) throw runtime_failure(*problem);
 }
 
 nlohmann::ordered_json probe_environment(int device, const std::string& label) {

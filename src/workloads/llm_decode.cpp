@@ -69,6 +69,36 @@ kind_schema llm_decode_schema() {
   batch.min = 1;
   batch.max = 1;
   s.params.push_back(batch);
+
+  // Checked by the suite parser (kind_rules.hpp) as well as below, so validate refuses them too.
+  kind_rule model_exists;
+  model_exists.type = rule_type::keyword_or_directory;
+  model_exists.param = "model";
+  model_exists.keywords = llm_preset_names();
+  model_exists.files = {"config.json"};
+  model_exists.format = file_format::llm_config;
+  s.rules.push_back(model_exists);
+  kind_rule checkpoint;
+  checkpoint.type = rule_type::keyword_or_directory;
+  checkpoint.param = "model";
+  checkpoint.files = {"model.safetensors", "model.safetensors.index.json"};
+  checkpoint.format = file_format::safetensors;
+  checkpoint.when_param = "weights";
+  checkpoint.when_value = "checkpoint";
+  checkpoint.why = "checkpoint weights come from the model directory's safetensors (a preset has none: use weights random)";
+  s.rules.push_back(checkpoint);
+  kind_rule length;
+  length.type = rule_type::at_least_plus;
+  length.param = "max_length";
+  length.other = "prompt_tokens";
+  length.n = 2;
+  length.why = "max_length is the total length, prompt included, and decode needs at least one step to time";
+  s.rules.push_back(length);
+  kind_rule context;
+  context.type = rule_type::within_model_context;
+  context.param = "max_length";
+  context.other = "model";
+  s.rules.push_back(context);
   return s;
 }
 

@@ -87,6 +87,18 @@ kind_schema resnet50_schema() {
   param_def tune = param("tune", param_type::boolean, "time cuDNN's algorithms (cudnnFind) instead of its heuristics");
   tune.default_value = false;
   s.params = {dtype, batch, size, weights, tune};
+  // Checked by the suite parser (kind_rules.hpp) as well as in the constructor, so validate refuses them too.
+  kind_rule multiple;
+  multiple.type = rule_type::multiple_of;
+  multiple.param = "image_size";
+  multiple.n = 32;
+  multiple.why = "ResNet-50 halves the image five times";
+  kind_rule file;
+  file.type = rule_type::keyword_or_file;
+  file.param = "weights";
+  file.keywords = {"random"};
+  file.format = file_format::safetensors;
+  s.rules = {multiple, file};
   return s;
 }
 

@@ -124,6 +124,13 @@ kind_schema transformer_memory_schema() {
                  "`random` (seeded) or a .safetensors file of torch.nn.Transformer's state_dict (F32)", "random");
   weights.in_id = false;  // weights change neither the time nor the memory measured
   s.params = {batch, seq, dtype, weights};
+  // Checked by the suite parser (kind_rules.hpp), so validate refuses a missing file too.
+  kind_rule file;
+  file.type = rule_type::keyword_or_file;
+  file.param = "weights";
+  file.keywords = {"random"};
+  file.format = file_format::safetensors;
+  s.rules = {file};
   return s;
 }
 

@@ -231,7 +231,7 @@ TEST(Compare, RejectsEmptyOrNonFiniteSamples) {
     compare2(higher("bw", {1, 2, 3}), bad);
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_STREQ(e.what(), "b.json: workload bw: metric gbps has a NaN or infinite sample");
+    EXPECT_STREQ(e.what(), "b.json: workload bw: metric gbps: sample 1: nan GB/s is not a finite number");
   }
 }
 

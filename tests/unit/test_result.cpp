@@ -219,7 +219,7 @@ TEST(Result, FilesOnDiskErrors) {
                 ": workloads[2].metrics.gbps.samples[1]: expected a number, got string");
   EXPECT_NE(message("results/malformed.json").find("malformed.json: malformed JSON:"), std::string::npos);
   EXPECT_EQ(message("results/missing.json"),
-            data_path("results/missing.json") + ": cannot open result file: No such file or directory");
+            data_path("results/missing.json") + ": no such file (expected a result file)");
 }
 
 TEST(Result, PlainJsonOverloadReads) {

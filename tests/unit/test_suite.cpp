@@ -156,7 +156,7 @@ TEST(SuiteErrors, UnknownKeyForKind) {
 
 TEST(SuiteErrors, UnknownKindListsKnownKinds) {
   EXPECT_EQ(error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "matmull"}]})"),
-            R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy))");
+            R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))");
 }
 
 TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
@@ -170,7 +170,7 @@ TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
 
 TEST(SuiteErrors, MissingOrNonStringKind) {
   EXPECT_EQ(error_of(with_entry(R"({"m": 1})")),
-            R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, toy))");
+            R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, toy, ruled))");
   EXPECT_EQ(error_of(with_entry(R"({"kind": 3})")), "x.json: workloads[0].kind: expected a string, got integer 3");
 }
 
@@ -256,6 +256,26 @@ TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(error_of(" \n"), R"(x.json: empty file (expected a JSON object with "name" and "workloads"))");
 }
 
+TEST(SuiteErrors, NumberBeyondDoubleNamesItsPath) {
+  const std::string beyond = ": number 1e400 is out of range (a finite double is at most about 1.8e308)";
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1e400, "n": 1, "k": 1})")), "x.json: workloads[0].m" + beyond);
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [1, 2, 1e400], "n": 1, "k": 1})")),
+            "x.json: workloads[0].m[2]" + beyond);
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1e400})")),
+            "x.json: workloads[0].bytes" + beyond);
+  EXPECT_EQ(error_of(R"({"name": "t", "defaults": {"repetitions": 1e400}, "workloads": []})"),
+            "x.json: defaults.repetitions" + beyond);
+  EXPECT_EQ(error_of(R"({"name": "t", "defaults": {"min_time_ms": -1e400}, "workloads": []})"),
+            "x.json: defaults.min_time_ms: number -1e400 is out of range (a finite double is at most about 1.8e308)");
+}
+
+TEST(SuiteErrors, NestingDeeperThan64LevelsIsRefused) {
+  const std::string deep = R"({"name": "t", "workloads": )" + std::string(100, '[') + std::string(100, ']') + "}";
+  const std::string e = error_of(deep);
+  EXPECT_EQ(e.rfind("x.json: workloads[0][0]", 0), 0u) << e;
+  EXPECT_NE(e.find(": nested deeper than 64 levels of arrays and objects"), std::string::npos) << e;
+}
+
 TEST(SuiteErrors, DuplicateJsonKeys) {
   EXPECT_EQ(error_of(R"({"name": "a", "name": "b", "workloads": [{"kind": "toy"}]})"), R"(x.json: duplicate key "name")");
   EXPECT_EQ(error_of(R"({"name": "a", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 1, "count": 3}]})"),
@@ -296,6 +316,64 @@ TEST(SuiteErrors, Defaults) {
             "x.json: defaults.min_time_ms: -0.5 is below the minimum 0");
   EXPECT_EQ(error_of(with_defaults(R"({"min_time_ms": "25ms"})")),
             R"(x.json: defaults.min_time_ms: expected a number, got string "25ms")");
+  // The command line's ranges (--reps 1..1000, --warmup 0..1000, --min-time-ms 0..1e6).
+  EXPECT_EQ(error_of(with_defaults(R"({"repetitions": 1000000000})")),
+            "x.json: defaults.repetitions: 1000000000 is above the maximum 1000");
+  EXPECT_EQ(error_of(with_defaults(R"({"warmup": 1001})")), "x.json: defaults.warmup: 1001 is above the maximum 1000");
+  EXPECT_EQ(error_of(with_defaults(R"({"min_time_ms": 1e7})")),
+            "x.json: defaults.min_time_ms: 10000000 is above the maximum 1000000");
+  EXPECT_EQ(error_of(with_defaults(R"({"repetitions": 1000, "warmup": 1000, "min_time_ms": 1e6})")), "");
+}
+
+// ---- how many workloads a suite may expand to ---------------------------------------------
+
+namespace {
+std::string axis(int n) {
+  std::string s = "[";
+  for (int i = 1; i <= n; ++i) s += (i > 1 ? "," : "") + std::to_string(i);
+  return s + "]";
+}
+std::string limited_error(const std::string& text, std::uint64_t max) {
+  try {
+    cudabench::suite_limits l;
+    l.max_workloads = max;
+    parse_suite(text, "x.json", cudabench::test::test_catalog(), l);
+  } catch (const input_error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(SuiteLimits, ASweepIsCountedBeforeItIsBuilt) {
+  // 10^10 workloads from a few hundred bytes: refused at once, naming the axes and the count.
+  const std::string huge = with_entry(R"({"kind": "matmul", "m": )" + axis(100) + R"(, "n": )" + axis(100) +
+                                      R"(, "k": )" + axis(100) + R"(, "batch": )" + axis(10000) + "}");
+  EXPECT_EQ(error_of(huge),
+            "x.json: workloads[0]: expands to 10000000000 workloads (m 100 × n 100 × k 100 × batch 10000), more than the "
+            "limit of 100000 (narrow the sweep, or raise the limit with --max-workloads)");
+  // Past 2^64: the count saturates instead of wrapping around to something small.
+  std::string entry = R"({"kind": "matmul", "dtype": ["fp32","tf32","fp16","bf16","fp8"], "m": )" + axis(70000) +
+                      R"(, "n": )" + axis(70000) + R"(, "k": )" + axis(70000) + R"(, "batch": )" + axis(70000) + "}";
+  EXPECT_EQ(error_of(with_entry(entry)).find("expands to more than 18446744073709551615 workloads (dtype 5 × m 70000"),
+            std::string("x.json: workloads[0]: ").size());
+}
+
+TEST(SuiteLimits, TheLimitCountsEveryEntryAndCanBeRaised) {
+  const std::string two = R"({"name": "t", "workloads": [{"kind": "matmul", "m": )" + axis(60) + R"(, "n": 1, "k": 1},
+                             {"kind": "matmul", "m": 1, "n": )" + axis(50) + R"(, "k": 2}]})";
+  EXPECT_EQ(limited_error(two, 100),
+            "x.json: workloads[1]: the suite expands to 110 workloads with this entry (50: n 50), more than the limit "
+            "of 100 (narrow the sweeps, or raise the limit with --max-workloads)");
+  EXPECT_EQ(limited_error(two, 110), "");
+  EXPECT_EQ(limited_error(two, 59).find("x.json: workloads[0]: expands to 60 workloads (m 60)"), 0u);
+  EXPECT_EQ(cudabench::suite_limits{}.max_workloads, 100000u);
+}
+
+TEST(SuiteLimits, ErrorsInEarlierEntriesStillComeFirst) {
+  const std::string text = R"({"name": "t", "workloads": [{"kind": "toy", "count": 99},
+                              {"kind": "matmul", "m": )" + axis(1000) + R"(, "n": )" + axis(1000) + R"(, "k": 1}]})";
+  EXPECT_EQ(error_of(text), "x.json: workloads[0].count: 99 is above the maximum 8");
 }
 
 TEST(SuiteErrors, FirstProblemInFileOrderWins) {

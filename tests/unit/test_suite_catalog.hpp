@@ -1,6 +1,7 @@
 // A test-local kind catalog shaped like the real registry's kinds (the unit tests do not link
-// the GPU library): `matmul` and `memory_bandwidth` with the same parameters, plus `toy`, which
-// covers the parameter types and options the real kinds do not use.
+// the GPU library): `matmul` and `memory_bandwidth` with the same parameters, `toy`, which
+// covers the parameter types and options the real kinds do not use, and `ruled`, which carries
+// one rule of each type (kind_rules.hpp).
 #pragma once
 #include "cudabench/kind_schema.hpp"
 
@@ -61,7 +62,65 @@ inline kind_catalog test_catalog() {
     count.max = 8;
     toy.params.push_back(count);
   }
-  return {matmul, memory, toy};
+  // `ruled`: one of each kind_rule type, shaped like the real kinds' rules (llm_decode's lengths,
+  // model and checkpoint; resnet50's image size and weights file).
+  kind_schema ruled{"ruled", "every rule type", {}};
+  {
+    param_def size = param("size", param_type::integer, "a multiple of 32");
+    size.default_value = 224;
+    ruled.params.push_back(size);
+    param_def prompt = param("prompt", param_type::integer, "prompt length");
+    prompt.default_value = 128;
+    ruled.params.push_back(prompt);
+    param_def length = param("length", param_type::integer, "at least prompt + 2, within the model");
+    length.default_value = 256;
+    ruled.params.push_back(length);
+    param_def model = param("model", param_type::string, "a preset or a directory");
+    model.default_value = "llama-tiny";
+    ruled.params.push_back(model);
+    param_def source = param("source", param_type::string, "random or checkpoint");
+    source.default_value = "random";
+    source.choices = {"random", "checkpoint"};
+    ruled.params.push_back(source);
+    param_def weights = param("weights", param_type::string, "random or a safetensors file");
+    weights.default_value = "random";
+    ruled.params.push_back(weights);
+
+    kind_rule multiple;
+    multiple.type = rule_type::multiple_of;
+    multiple.param = "size";
+    multiple.n = 32;
+    kind_rule at_least;
+    at_least.type = rule_type::at_least_plus;
+    at_least.param = "length";
+    at_least.other = "prompt";
+    at_least.n = 2;
+    at_least.why = "decode needs a step";
+    kind_rule model_dir;
+    model_dir.type = rule_type::keyword_or_directory;
+    model_dir.param = "model";
+    model_dir.keywords = {"llama-tiny", "llama-2-7b"};
+    model_dir.files = {"config.json"};
+    model_dir.format = file_format::llm_config;
+    kind_rule checkpoint;
+    checkpoint.type = rule_type::keyword_or_directory;
+    checkpoint.param = "model";
+    checkpoint.files = {"model.safetensors", "model.safetensors.index.json"};
+    checkpoint.format = file_format::safetensors;
+    checkpoint.when_param = "source";
+    checkpoint.when_value = "checkpoint";
+    kind_rule context;
+    context.type = rule_type::within_model_context;
+    context.param = "length";
+    context.other = "model";
+    kind_rule file;
+    file.type = rule_type::keyword_or_file;
+    file.param = "weights";
+    file.keywords = {"random"};
+    file.format = file_format::safetensors;
+    ruled.rules = {multiple, at_least, model_dir, checkpoint, context, file};
+  }
+  return {matmul, memory, toy, ruled};
 }
 
 }  // namespace cudabench::test

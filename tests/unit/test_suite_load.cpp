@@ -65,7 +65,7 @@ TEST(SuiteLoad, GoldenBadSuites) {
       {"bad_malformed.json",
        "invalid JSON: parse error at line 5, column 5: syntax error while parsing array - unexpected '{'; "
        "expected ']'"},
-      {"bad_unknown_kind.json", R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy))"},
+      {"bad_unknown_kind.json", R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))"},
       {"bad_unknown_key.json",
        R"(workloads[0]: unknown key "dtpye" for kind matmul (expected dtype, m, n, k, batch))"},
       {"bad_wrong_type.json", R"(workloads[0].m: expected an integer, got string "big")"},

@@ -12,7 +12,11 @@ namespace {
 using vec = std::vector<double>;
 using weight_map = std::map<std::string, vec>;
 
-const vec& w(const weight_map& m, const std::string& name) {
+// The weight `prefix + suffix`. Prefix and suffix are separate arguments (an lvalue and a
+// literal) so no caller builds a temporary name: the returned reference points into `m`, and
+// gcc 13's -Wdangling-reference cannot mistake it for one into a temporary string.
+const vec& w(const weight_map& m, const std::string& prefix, const char* suffix) {
+  const std::string name = prefix + suffix;
   auto it = m.find(name);
   if (it == m.end()) throw std::out_of_range("reference: missing weight " + name);
   return it->second;
@@ -46,8 +50,8 @@ void layernorm(vec& x, int rows, int d, const vec& g, const vec& b, double eps) 
 // torch.nn.MultiheadAttention(query=xq, key=xkv, value=xkv), no mask.
 vec mha(const config& c, const weight_map& m, const std::string& p, const vec& xq, int sq, const vec& xkv, int sk) {
   const int d = c.d_model, h = c.nhead, hd = d / h, bq = c.batch * sq, bk = c.batch * sk;
-  const vec& win = w(m, p + ".in_proj_weight");
-  const vec& bin = w(m, p + ".in_proj_bias");
+  const vec& win = w(m, p, ".in_proj_weight");
+  const vec& bin = w(m, p, ".in_proj_bias");
   const vec q = linear(xq, bq, d, win, bin, 0, d);
   const vec k = linear(xkv, bk, d, win, bin, d, d);
   const vec v = linear(xkv, bk, d, win, bin, 2 * d, d);
@@ -74,13 +78,13 @@ vec mha(const config& c, const weight_map& m, const std::string& p, const vec& x
           for (int e = 0; e < hd; ++e) out[e] += score[j] / sum * vj[e];
         }
       }
-  return linear(attn, bq, d, w(m, p + ".out_proj.weight"), w(m, p + ".out_proj.bias"), 0, d);
+  return linear(attn, bq, d, w(m, p, ".out_proj.weight"), w(m, p, ".out_proj.bias"), 0, d);
 }
 
 vec ffn(const config& c, const weight_map& m, const std::string& p, const vec& x, int rows) {
-  vec hdn = linear(x, rows, c.d_model, w(m, p + "linear1.weight"), w(m, p + "linear1.bias"), 0, c.dim_feedforward);
+  vec hdn = linear(x, rows, c.d_model, w(m, p, "linear1.weight"), w(m, p, "linear1.bias"), 0, c.dim_feedforward);
   for (double& e : hdn) e = std::max(e, 0.0);
-  return linear(hdn, rows, c.dim_feedforward, w(m, p + "linear2.weight"), w(m, p + "linear2.bias"), 0, c.d_model);
+  return linear(hdn, rows, c.dim_feedforward, w(m, p, "linear2.weight"), w(m, p, "linear2.bias"), 0, c.d_model);
 }
 
 void add_into(vec& x, const vec& y) {
@@ -88,7 +92,7 @@ void add_into(vec& x, const vec& y) {
 }
 
 void norm(const config& c, const weight_map& m, const std::string& p, vec& x, int rows) {
-  layernorm(x, rows, c.d_model, w(m, p + ".weight"), w(m, p + ".bias"), c.ln_eps);
+  layernorm(x, rows, c.d_model, w(m, p, ".weight"), w(m, p, ".bias"), c.ln_eps);
 }
 
 }  // namespace
