@@ -1,5 +1,5 @@
 // The result file (schema_version 1.x): in-memory model, JSON read/write, atomic save.
-// Format: shared/DESIGN.md "Result format"; schema: configs/schema/result.schema.json. Host-only.
+// Format: README "Result format"; schema: configs/schema/result.schema.json. Host-only.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 // Suite files: load, validate strictly, expand sweep axes, assign stable ids. Host-only.
-// Format: README "Suites"; schema: configs/schema/suite.schema.json.
+// Format: README "Workload kinds" (a suite); schema: configs/schema/suite.schema.json.
 #pragma once
 #include <cstdint>
 #include <optional>
