@@ -25,7 +25,7 @@ std::string write_file(const std::string& name, const std::string& header, const
   for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xff));
   out << header;
   std::string bytes(data.size() * 4, '\0');
-  std::memcpy(bytes.data(), data.data(), bytes.size());
+  if (!data.empty()) std::memcpy(bytes.data(), data.data(), bytes.size());  // memcpy from null is UB
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - drop_tail));
   return p.string();
 }
