@@ -128,7 +128,7 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--metric", args->metrics, "Metrics to compare, comma-separated (default: each workload's headline metric)")
       ->delimiter(',');
   cmd->add_option("--filter", args->filter, "Only workload ids matching this glob (* and ?, comma = or)");
-  cmd->add_option("--alpha", args->alpha, "Significance level of the two-sided Mann-Whitney U test")->capture_default_str();
+  cmd->add_option("--alpha", args->alpha, "Family-wise significance level: a row is significant when its Holm-adjusted p is below it")->capture_default_str();
   cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged`")->capture_default_str();
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a metric regressed or a workload ok in the baseline fails in a candidate");
@@ -137,8 +137,10 @@ void add_compare(CLI::App& app, int& exit_code) {
                 "Fleet files: after the fleet comparison (per-GPU values as replicates), one comparison per GPU "
                 "that every file has, matched by host and GPU index");
   cmd->footer(
-      "Verdicts: improved / regressed (p < alpha and |change| >= threshold), unchanged (|change| < threshold),\n"
-      "inconclusive (|change| >= threshold but not significant), only_in_baseline, only_in_candidate, failed.\n"
+      "Verdicts: improved / regressed (Holm-adjusted p < alpha and |change| >= threshold), unchanged\n"
+      "(|change| < threshold), inconclusive (|change| >= threshold but not significant), only_in_baseline,\n"
+      "only_in_candidate, failed. p comes from a between-round test on per-round medians (record rounds with\n"
+      "run --rounds or ab; docs/statistics.md).\n"
       "Change is in %, positive = better. Samples must be possible for their unit: times > 0, rates and sizes\n"
       ">= 0, every magnitude <= 1e30. -o may not name an input file; a file compared with itself gets a note.\n"
       "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input.");
