@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
 
@@ -252,19 +253,7 @@ fleet_file read_fleet_file(const std::string& path) {
 }
 
 void write_fleet_file(const fleet_file& f, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-    out << to_json(f).dump(2) << '\n';
-    out.flush();
-    if (!out) throw input_error(fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw input_error(fmt::format("{}: cannot rename {} into place: {}", path, tmp, std::strerror(err)));
-  }
+  write_file_atomically(path, to_json(f).dump(2) + "\n");
 }
 
 }  // namespace cudabench

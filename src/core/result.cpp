@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/stats.hpp"
 #include "result_reader.hpp"
@@ -135,19 +136,7 @@ nlohmann::ordered_json to_json(const result_file& r) {
 }
 
 void write_result_file(const result_file& r, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-    out << to_json(r).dump(2) << '\n';
-    out.flush();
-    if (!out) throw input_error(fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw input_error(fmt::format("{}: cannot rename {} into place: {}", path, tmp, std::strerror(err)));
-  }
+  write_file_atomically(path, to_json(r).dump(2) + "\n");
 }
 
 // ---- reading (result_reader.hpp; files: result_stream.cpp) -------------------------------------

@@ -92,14 +92,9 @@ std::optional<std::string> device_problem(int device) {
   return std::nullopt;
 }
 
-nlohmann::ordered_json host_environment() {
-  int rt = 0;
-  cudaRuntimeGetVersion(&rt);
-  nlohmann::ordered_json e;
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  e["hostname"] = host;
-  e["cuda_runtime"] = cuda_version_string(rt);
+// The cuBLAS(Lt) and cuDNN this process actually loaded: versions from the libraries, paths from
+// where their symbols live (not header versions; LD_LIBRARY_PATH decides).
+static void add_loaded_libraries(nlohmann::ordered_json& e) {
   e["cublas"] = version_string(static_cast<int>(cublasLtGetVersion()));
   e["cublas_library"] = loaded_from(reinterpret_cast<const void*>(&cublasLtGetVersion));
 #ifdef CUDABENCH_HAVE_CUDNN
@@ -108,6 +103,17 @@ nlohmann::ordered_json host_environment() {
 #else
   e["cudnn"] = nullptr;
 #endif
+}
+
+nlohmann::ordered_json host_environment() {
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  nlohmann::ordered_json e;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  e["hostname"] = host;
+  e["cuda_runtime"] = cuda_version_string(rt);
+  add_loaded_libraries(e);
   return e;
 }
 
@@ -134,14 +140,7 @@ nlohmann::ordered_json probe_environment(int device, const std::string& label) {
   e["driver_version"] = opt(nvml.driver_version());
   e["cuda_driver_api"] = cuda_version_string(drv);
   e["cuda_runtime"] = cuda_version_string(rt);
-  e["cublas"] = version_string(static_cast<int>(cublasLtGetVersion()));
-  e["cublas_library"] = loaded_from(reinterpret_cast<const void*>(&cublasLtGetVersion));
-#ifdef CUDABENCH_HAVE_CUDNN
-  e["cudnn"] = version_string(static_cast<int>(cudnnGetVersion()));
-  e["cudnn_library"] = loaded_from(reinterpret_cast<const void*>(&cudnnGetVersion));
-#else
-  e["cudnn"] = nullptr;
-#endif
+  add_loaded_libraries(e);
   auto& d = e["device"];
   d["index"] = device;
   d["name"] = p.name;
