@@ -1,6 +1,6 @@
 """PyTorch reference for the `matmul` workload kind: the same problem through torch.
 
-Same layout as cudabench (src/workloads/matmul.hpp): A row-major [batch, m, k], B stored
+Same layout as cudabench (src/workloads/matmul/matmul.hpp): A row-major [batch, m, k], B stored
 [batch, n, k] and used transposed (a column-major view, no copy), C = A @ B^T of shape [batch, m, n].
 fp32 runs with TF32 off, tf32 with it on; fp16/bf16 use torch's defaults otherwise; fp8 goes through
 torch._scaled_mm (e4m3 inputs, unit scales, bf16 output, no fast accumulation), 2-D only.
@@ -18,7 +18,7 @@ _MAX_SAMPLES = 1024
 
 
 def tolerance(dtype, k):
-    """Mirror of matmul_tolerance() in src/workloads/matmul.cpp (see the derivation there)."""
+    """Mirror of matmul_tolerance() in src/workloads/matmul/matmul.cpp (see the derivation there)."""
     accumulation = 8 * 2.0 ** -24 * math.sqrt(k) + 1e-6
     return accumulation + {"fp32": 0.0, "tf32": 5e-3, "fp16": 10 * 2.0 ** -11,
                            "bf16": 5 * 2.0 ** -8, "fp8": 8 * 2.0 ** -8}[dtype]

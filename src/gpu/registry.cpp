@@ -2,12 +2,12 @@
 // src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
 #include "cudabench/registry.hpp"
 
-#include "workloads/llm_decode.hpp"
-#include "workloads/matmul.hpp"
-#include "workloads/memory_bandwidth.hpp"
-#include "workloads/resnet50.hpp"
-#include "workloads/train_step.hpp"
-#include "workloads/transformer_memory.hpp"
+#include "workloads/llm_decode/llm_decode.hpp"
+#include "workloads/matmul/matmul.hpp"
+#include "workloads/memory_bandwidth/memory_bandwidth.hpp"
+#include "workloads/resnet50/resnet50.hpp"
+#include "workloads/train_step/train_step.hpp"
+#include "workloads/transformer_memory/transformer_memory.hpp"
 
 namespace cudabench {
 

@@ -22,8 +22,8 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "workloads/llm/weights.hpp"
-#include "workloads/llm_decode.hpp"
+#include "workloads/llm_decode/weights.hpp"
+#include "workloads/llm_decode/llm_decode.hpp"
 
 using namespace cudabench;
 namespace fs = std::filesystem;

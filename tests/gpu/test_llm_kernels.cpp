@@ -1,4 +1,4 @@
-// The kernels in kernels/llm/ one by one against CPU double-precision references at small sizes
+// The kernels in kernels/llm_decode/ one by one against CPU double-precision references at small sizes
 // (plus the GEMV at Llama-2-7B's row lengths), fp16. Each test prints its largest difference.
 #include <algorithm>
 #include <cmath>
@@ -12,13 +12,13 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "kernels/llm/argmax.cuh"
-#include "kernels/llm/attention_decode.cuh"
-#include "kernels/llm/attention_prefill.cuh"
-#include "kernels/llm/gemv.cuh"
-#include "kernels/llm/rmsnorm.cuh"
-#include "kernels/llm/rope_kv.cuh"
-#include "kernels/llm/swiglu.cuh"
+#include "kernels/llm_decode/argmax.cuh"
+#include "kernels/llm_decode/attention_decode.cuh"
+#include "kernels/llm_decode/attention_prefill.cuh"
+#include "kernels/llm_decode/gemv.cuh"
+#include "kernels/llm_decode/rmsnorm.cuh"
+#include "kernels/llm_decode/rope_kv.cuh"
+#include "kernels/llm_decode/swiglu.cuh"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;

@@ -27,7 +27,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "kernels/llm/rope_kv.cuh"
+#include "kernels/llm_decode/rope_kv.cuh"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;

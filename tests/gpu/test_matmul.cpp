@@ -11,7 +11,7 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
-#include "workloads/matmul.hpp"
+#include "workloads/matmul/matmul.hpp"
 
 namespace cudabench {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "cudabench/device_memory.hpp"
 #include "cudabench/registry.hpp"
-#include "kernels/memory/byte_pattern.cuh"
-#include "kernels/memory/copy_vec16.cuh"
-#include "workloads/memory_bandwidth.hpp"
+#include "kernels/memory_bandwidth/byte_pattern.cuh"
+#include "kernels/memory_bandwidth/copy_vec16.cuh"
+#include "workloads/memory_bandwidth/memory_bandwidth.hpp"
 
 namespace cudabench {
 namespace {

@@ -19,9 +19,9 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "workloads/resnet/conv_layer.hpp"
-#include "workloads/resnet/resnet_model.hpp"
-#include "workloads/resnet50.hpp"
+#include "workloads/resnet50/conv_layer.hpp"
+#include "workloads/resnet50/resnet_model.hpp"
+#include "workloads/resnet50/resnet50.hpp"
 
 namespace cudabench {
 namespace {

@@ -14,8 +14,8 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/registry.hpp"
-#include "workloads/train/mlp_trainer.hpp"
-#include "workloads/train/validate.hpp"
+#include "workloads/train_step/mlp_trainer.hpp"
+#include "workloads/train_step/validate.hpp"
 
 namespace cudabench {
 namespace {

@@ -16,9 +16,9 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "kernels/transformer/attention.cuh"
-#include "workloads/transformer/model.hpp"
-#include "workloads/transformer/validate.hpp"
+#include "kernels/transformer_memory/attention.cuh"
+#include "workloads/transformer_memory/model.hpp"
+#include "workloads/transformer_memory/validate.hpp"
 
 namespace cudabench {
 namespace {

@@ -6,7 +6,7 @@ reviewer's shapes (head_dim 128, peaked attention from q/k weights at several ti
 1/sqrt(fan_in)), rounds the weights to fp16, and compares first-step logits
 (err = max|logits - ref| / max|ref|) of
   * an emulation of cudabench's prefill in torch (fp32 math, rounded to fp16/bf16 exactly where
-    kernels/llm/*.cu and the cuBLASLt GEMMs round: after each projection, norm, residual add,
+    kernels/llm_decode/*.cu and the cuBLASLt GEMMs round: after each projection, norm, residual add,
     SwiGLU, RoPE product and sum; cos/sin of an fp32 angle p * 1/powf(theta, 2i/d); attention
     scores, softmax and P.V in fp32; fp32 logits), one step at a time switchable (--bisect);
   * an emulation of transformers in the same dtype on a GPU (the same rounding points, fp32
@@ -40,7 +40,7 @@ What it showed (fp16, seed 1, hidden 256, 2 heads of 128, q/k weights uniform in
   (--rope-only): an angle formed in fp32 (inv_freq rounded to fp32, p * inv_freq rounded to
   fp32) errs by up to ~|angle| * 2^-23 rad, so its fp16 cos/sin err by up to 2.6e-4 below 512
   positions, 4e-4 below 4096 and 1.9e-3 below 32768 (theta 10^4; 2.3e-3 at 5x10^5), against
-  2.4e-4 for the rounding of the exact cos/sin alone. kernels/llm/rope_kv.cu now takes cos/sin from a table computed in double
+  2.4e-4 for the rounding of the exact cos/sin alone. kernels/llm_decode/rope_kv.cu now takes cos/sin from a table computed in double
   (make_rope_table), so the factors are the storage rounding of the exact values at every position
   ("cb fixed" in the table printed below; tests/gpu/test_llm_rope.cpp checks it on the GPU).
 Run: python3 tests/oracle/llm_numerics_study.py [--bisect] [--rope-only] [--long]

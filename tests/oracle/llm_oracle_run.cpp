@@ -23,8 +23,8 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/llm_config.hpp"
-#include "workloads/llm/cuda_handles.hpp"
-#include "workloads/llm/engine.hpp"
+#include "workloads/llm_decode/cuda_handles.hpp"
+#include "workloads/llm_decode/engine.hpp"
 
 namespace {
 

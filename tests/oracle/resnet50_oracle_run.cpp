@@ -12,8 +12,8 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
-#include "workloads/resnet/resnet_model.hpp"
-#include "workloads/resnet/resnet_reference.hpp"
+#include "workloads/resnet50/resnet_model.hpp"
+#include "workloads/resnet50/resnet_reference.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
 #include "oracle_io.hpp"
-#include "workloads/train/mlp_trainer.hpp"
+#include "workloads/train_step/mlp_trainer.hpp"
 
 using namespace cudabench;
 

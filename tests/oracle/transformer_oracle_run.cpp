@@ -10,9 +10,9 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/safetensors.hpp"
-#include "kernels/train/cast.cuh"
+#include "kernels/train_step/cast.cuh"
 #include "oracle_io.hpp"
-#include "workloads/transformer/model.hpp"
+#include "workloads/transformer_memory/model.hpp"
 
 using namespace cudabench;
 

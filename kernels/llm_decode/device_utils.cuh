@@ -1,0 +1,103 @@
+// Device helpers shared by the kernels in kernels/llm_decode/ (include from .cu files only):
+// fp16/bf16 <-> fp32 conversion, packed loads of 2/4/8 elements, warp and block reductions.
+// Every kernel keeps its arithmetic in fp32 and rounds to the storage type where transformers'
+// fp16/bf16 Llama rounds (after each projection, norm and residual add), so outputs track it.
+#pragma once
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace cudabench::kernels::llm {
+
+__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_float(float v) { return v; }
+
+template <class T>
+__device__ __forceinline__ T from_float(float v);
+template <>
+__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <>
+__device__ __forceinline__ float from_float<float>(float v) { return v; }
+
+// Round through the storage type: what a value becomes when transformers stores it.
+template <class T>
+__device__ __forceinline__ float round_to(float v) { return to_float(from_float<T>(v)); }
+
+// Two packed 16-bit values -> two floats.
+__device__ __forceinline__ float2 pair_to_float2(std::uint32_t bits, __half) {
+  __half2 h;
+  memcpy(&h, &bits, 4);
+  return __half22float2(h);
+}
+__device__ __forceinline__ float2 pair_to_float2(std::uint32_t bits, __nv_bfloat16) {
+  // bf16 is the top half of an fp32: widening is two shifts, no conversion unit needed.
+  return make_float2(__uint_as_float(bits << 16), __uint_as_float(bits & 0xffff0000u));
+}
+
+// `L` is the load type: uint4 (8 elements), uint2 (4), unsigned (2) or unsigned short (1).
+template <class L>
+struct pack_words;
+template <>
+struct pack_words<uint4> { static constexpr int words = 4; };
+template <>
+struct pack_words<uint2> { static constexpr int words = 2; };
+template <>
+struct pack_words<unsigned> { static constexpr int words = 1; };
+
+// Dot product of two packs of 16-bit elements, accumulated in fp32.
+template <class T, class L>
+__device__ __forceinline__ float dot_pack(const L& a, const L& b) {
+  constexpr int n = pack_words<L>::words;
+  std::uint32_t wa[n], wb[n];
+  memcpy(wa, &a, sizeof(L));
+  memcpy(wb, &b, sizeof(L));
+  float acc = 0.0f;
+#pragma unroll
+  for (int i = 0; i < n; ++i) {
+    const float2 fa = pair_to_float2(wa[i], T{}), fb = pair_to_float2(wb[i], T{});
+    acc = fmaf(fa.x, fb.x, acc);
+    acc = fmaf(fa.y, fb.y, acc);
+  }
+  return acc;
+}
+template <>
+__device__ __forceinline__ float dot_pack<__half, unsigned short>(const unsigned short& a, const unsigned short& b) {
+  return __half2float(__ushort_as_half(a)) * __half2float(__ushort_as_half(b));
+}
+template <>
+__device__ __forceinline__ float dot_pack<__nv_bfloat16, unsigned short>(const unsigned short& a,
+                                                                         const unsigned short& b) {
+  return __bfloat162float(__ushort_as_bfloat16(a)) * __bfloat162float(__ushort_as_bfloat16(b));
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// Sum over the block; every thread gets the result. `scratch` holds >= 32 floats. Contains
+// __syncthreads(): all threads of the block must call it.
+__device__ __forceinline__ float block_sum(float v, float* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+  v = warp_sum(v);
+  __syncthreads();  // scratch may still be read by a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float t = lane < warps ? scratch[lane] : 0.0f;
+  return warp_sum(t);
+}
+
+__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+
+}  // namespace cudabench::kernels::llm

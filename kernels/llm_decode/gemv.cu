@@ -1,0 +1,197 @@
+// See gemv.cuh for what this computes and why it is shaped this way.
+// Layout: block = W warps = W consecutive output rows; grid = ceil(n / W) blocks; dynamic shared
+// memory holds x (k elements of T). Lane l of a warp reads packs l, l+32, l+64, ... of its row,
+// U packs in flight at a time. (W, U) is the variant (gemv.cuh); each lane sums its packs in the
+// same order whatever U is.
+#include "kernels/llm_decode/gemv.cuh"
+
+#include <cassert>
+#include <cstdint>
+
+#include "cudabench/cuda_check.hpp"
+#include "kernels/llm_decode/device_utils.cuh"
+#include "kernels/llm_decode/launch.cuh"
+
+namespace cudabench::kernels::llm {
+namespace {
+
+// (warps per block, packs per lane in flight per row) of each variant, indexed as in gemv.cuh.
+constexpr int kVariantWarps[kGemvVariants] = {8, 4, 8, 4};
+constexpr int kVariantUnroll[kGemvVariants] = {8, 8, 16, 16};
+
+template <class L>
+__device__ __forceinline__ L load_stream(const L* p) { return __ldcs(p); }
+
+template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnroll>
+__global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
+  constexpr int kThreads = kWarps * 32;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ float scratch[32];
+  T* xs = reinterpret_cast<T*>(smem_raw);
+  constexpr int kRows = Out == gemv_output::swiglu ? 2 : 1;  // weight rows per warp
+  constexpr int kPerPack = static_cast<int>(sizeof(L) / sizeof(T));
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int row = blockIdx.x * kWarps + warp;
+  const bool active = row < a.n;
+  const int packs = a.k / kPerPack;  // per row; the launcher picked L so this is exact
+  const L* wrow[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+    wrow[r] = reinterpret_cast<const L*>(a.w + (static_cast<std::size_t>(active ? row : 0) + r * a.n) * a.k);
+
+  L w[kRows][kUnroll];
+  auto load_batch = [&](int base) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int p = base + u * 32 + lane;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) w[r][u] = (active && p < packs) ? load_stream(wrow[r] + p) : L{};
+    }
+  };
+  load_batch(0);  // in flight while the previous kernel drains and the block stages x
+  pdl_trigger();
+  pdl_wait();  // x (and, for add_residual, y) come from earlier kernels
+
+  if constexpr (Norm) {
+    // Packed reads (2 per thread for k = 4096): the prologue is one L2 round trip, not sixteen.
+    const L* xv = reinterpret_cast<const L*>(a.x);
+    const L* nv = reinterpret_cast<const L*>(a.norm_weight);
+    L* xsv = reinterpret_cast<L*>(xs);
+    float ss = 0.0f;
+    for (int i = threadIdx.x; i < packs; i += kThreads) {
+      const L xp = xv[i];
+      T xe[kPerPack];
+      memcpy(xe, &xp, sizeof(L));
+#pragma unroll
+      for (int j = 0; j < kPerPack; ++j) {
+        const float v = to_float(xe[j]);
+        ss = fmaf(v, v, ss);
+      }
+    }
+    const float rstd = rsqrtf(block_sum(ss, scratch) / static_cast<float>(a.k) + a.eps);
+    for (int i = threadIdx.x; i < packs; i += kThreads) {
+      const L xp = xv[i], wp = nv[i];
+      T xe[kPerPack], we[kPerPack], oe[kPerPack];
+      memcpy(xe, &xp, sizeof(L));
+      memcpy(we, &wp, sizeof(L));
+#pragma unroll
+      for (int j = 0; j < kPerPack; ++j) oe[j] = from_float<T>(to_float(we[j]) * round_to<T>(to_float(xe[j]) * rstd));
+      L op;
+      memcpy(&op, oe, sizeof(L));
+      xsv[i] = op;
+    }
+  } else {
+    const L* xv = reinterpret_cast<const L*>(a.x);
+    L* xsv = reinterpret_cast<L*>(xs);
+    for (int i = threadIdx.x; i < packs; i += kThreads) xsv[i] = xv[i];
+  }
+  __syncthreads();
+  if (!active) return;  // no barrier below
+
+  const L* xsv = reinterpret_cast<const L*>(xs);
+  float acc[kRows];
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
+  for (int base = 0; base < packs; base += 32 * kUnroll) {
+    if (base > 0) load_batch(base);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int p = base + u * 32 + lane;
+      if (p < packs) {
+        const L xp = xsv[p];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) acc[r] += dot_pack<T, L>(w[r][u], xp);
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
+  if (lane != 0) return;
+
+  if constexpr (Out == gemv_output::store) {
+    static_cast<T*>(a.y)[row] = from_float<T>(acc[0]);
+  } else if constexpr (Out == gemv_output::store_f32) {
+    static_cast<float*>(a.y)[row] = acc[0];
+  } else if constexpr (Out == gemv_output::add_residual) {
+    T* y = static_cast<T*>(a.y);
+    y[row] = from_float<T>(to_float(y[row]) + round_to<T>(acc[0]));
+  } else {
+    const float g = round_to<T>(acc[0]), u = round_to<T>(acc[kRows - 1]);
+    static_cast<T*>(a.y)[row] = from_float<T>(round_to<T>(silu(g)) * u);
+  }
+}
+
+template <class T, class L, bool Norm, int kWarps, int kUnroll>
+void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
+  const dim3 grid((a.n + kWarps - 1) / kWarps);
+  // Shared memory: x, rounded up to whole 16-byte packs.
+  const std::size_t smem = (static_cast<std::size_t>(a.k) * sizeof(T) + 15) / 16 * 16;
+  auto run = [&](auto kernel) {
+    if (smem > 48 * 1024)
+      CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(smem)));
+    launch(kernel, grid, dim3(kWarps * 32), smem, stream, a);
+  };
+  switch (out) {
+    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store, kWarps, kUnroll>); break;
+    case gemv_output::store_f32: run(gemv_kernel<T, L, Norm, gemv_output::store_f32, kWarps, kUnroll>); break;
+    case gemv_output::add_residual: run(gemv_kernel<T, L, Norm, gemv_output::add_residual, kWarps, kUnroll>); break;
+    case gemv_output::swiglu: run(gemv_kernel<T, L, Norm, gemv_output::swiglu, kWarps, kUnroll>); break;
+  }
+}
+
+template <class T, class L, int kWarps, int kUnroll>
+void launch_shape(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
+  if (in == gemv_input::rmsnorm) launch_out<T, L, true, kWarps, kUnroll>(a, out, stream);
+  else launch_out<T, L, false, kWarps, kUnroll>(a, out, stream);
+}
+
+// Only the 16-byte path (every Llama shape) has variants; narrower packs run variant 0.
+template <class T, class L>
+void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
+  static_assert(kVariantWarps[0] == 8 && kVariantUnroll[0] == 8 && kVariantWarps[1] == 4 && kVariantUnroll[1] == 8 &&
+                    kVariantWarps[2] == 8 && kVariantUnroll[2] == 16 && kVariantWarps[3] == 4 &&
+                    kVariantUnroll[3] == 16,
+                "the switch below must match the variant table");
+  if constexpr (sizeof(L) == 16) {
+    switch (a.variant) {
+      case 1: launch_shape<T, L, 4, 8>(a, in, out, stream); return;
+      case 2: launch_shape<T, L, 8, 16>(a, in, out, stream); return;
+      case 3: launch_shape<T, L, 4, 16>(a, in, out, stream); return;
+      default: break;
+    }
+  }
+  launch_shape<T, L, 8, 8>(a, in, out, stream);
+}
+
+bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+}  // namespace
+
+template <class T>
+void gemv(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
+  assert(a.w && a.x && a.y && a.n > 0 && a.k > 0);
+  assert(in != gemv_input::rmsnorm || a.norm_weight);
+  assert(a.variant >= 0 && a.variant < kGemvVariants);
+  // The widest pack that divides the row length (rows must start on a pack boundary) and that
+  // every vector read is aligned to.
+  const auto fits = [&](std::size_t bytes) {
+    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned(a.w, bytes) && aligned(a.x, bytes) &&
+           (in != gemv_input::rmsnorm || aligned(a.norm_weight, bytes));
+  };
+  if (fits(16)) launch_in<T, uint4>(a, in, out, stream);
+  else if (fits(8)) launch_in<T, uint2>(a, in, out, stream);
+  else if (fits(4)) launch_in<T, unsigned>(a, in, out, stream);
+  else launch_in<T, unsigned short>(a, in, out, stream);
+}
+
+template void gemv<__half>(const gemv_args<__half>&, gemv_input, gemv_output, cudaStream_t);
+template void gemv<__nv_bfloat16>(const gemv_args<__nv_bfloat16>&, gemv_input, gemv_output, cudaStream_t);
+
+const char* gemv_variant_name(int variant) {
+  static const char* const names[kGemvVariants] = {"8w/u8", "4w/u8", "8w/u16", "4w/u16"};
+  return variant >= 0 && variant < kGemvVariants ? names[variant] : "?";
+}
+
+}  // namespace cudabench::kernels::llm

@@ -1,0 +1,110 @@
+// See rope_kv.cuh. Grid (token, slice): the slice blocks of a token share its (head, pair)
+// rotations of q and k, then its v copy, grid-stride (each rotation reads and writes only its own
+// pair, so blocks never touch the same element). Several blocks per token because decode has one
+// token: a single 128-thread block did 32 serial rotations per thread (Llama-2-7B) on the
+// critical path of every layer. cos/sin are one 4-byte load of the token's row of the table
+// (rope_kv.cuh says why a table).
+#include "kernels/llm_decode/rope_kv.cuh"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+
+#include "cudabench/cuda_check.hpp"
+#include "kernels/llm_decode/device_utils.cuh"
+#include "kernels/llm_decode/launch.cuh"
+
+namespace cudabench::kernels::llm {
+namespace {
+
+template <class T>
+__global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const std::uint32_t* table, const int* pos_ptr, T* k_cache,
+                               T* v_cache) {
+  pdl_trigger();
+  pdl_wait();
+  const int r = blockIdx.x;
+  const int p = pos_ptr ? *pos_ptr : r;
+  if (p < 0 || p >= s.max_len) return;  // never happens for validated shapes; keeps the cache safe
+  T* row = qkv + static_cast<std::size_t>(r) * s.qkv_stride;
+  const int half = s.head_dim / 2;
+  const int q_dim = s.num_heads * s.head_dim, kv_dim = s.num_kv_heads * s.head_dim;
+
+  const std::uint32_t* factors = table + static_cast<std::size_t>(p) * half;  // (cos, sin) pairs of position p
+  const int first = blockIdx.y * blockDim.x + threadIdx.x, stride = gridDim.y * blockDim.x;
+  for (int idx = first; idx < (s.num_heads + s.num_kv_heads) * half; idx += stride) {
+    const int head = idx / half, i = idx % half;  // heads >= num_heads are k heads
+    const float2 cs = pair_to_float2(factors[i], T{});  // already T values: no further rounding
+    const float c = cs.x, sn = cs.y;
+    T* v = row + head * s.head_dim;  // k heads follow the q heads contiguously
+    const float x1 = to_float(v[i]), x2 = to_float(v[i + half]);
+    const T o1 = from_float<T>(round_to<T>(x1 * c) + round_to<T>(-x2 * sn));
+    const T o2 = from_float<T>(round_to<T>(x2 * c) + round_to<T>(x1 * sn));
+    if (head < s.num_heads) {
+      v[i] = o1;
+      v[i + half] = o2;
+    } else {
+      T* dst = k_cache + (static_cast<std::size_t>(head - s.num_heads) * s.max_len + p) * s.head_dim;
+      dst[i] = o1;
+      dst[i + half] = o2;
+    }
+  }
+  const T* vsrc = row + q_dim + kv_dim;
+  for (int idx = first; idx < kv_dim; idx += stride) {
+    const int head = idx / s.head_dim, d = idx % s.head_dim;
+    v_cache[(static_cast<std::size_t>(head) * s.max_len + p) * s.head_dim + d] = vsrc[idx];
+  }
+}
+
+// Round to nearest straight from double (through float would round twice).
+template <class T>
+T round_from_double(double v);
+template <>
+__half round_from_double<__half>(double v) { return __double2half(v); }
+template <>
+__nv_bfloat16 round_from_double<__nv_bfloat16>(double v) { return __double2bfloat16(v); }
+
+}  // namespace
+
+template <class T>
+std::vector<T> make_rope_table(int max_len, int head_dim, double theta) {
+  assert(max_len > 0 && head_dim > 0 && head_dim % 2 == 0 && theta > 0);
+  const int half = head_dim / 2;
+  std::vector<double> inv_freq(half);
+  for (int i = 0; i < half; ++i) inv_freq[i] = std::pow(theta, -2.0 * i / head_dim);
+  std::vector<T> table(static_cast<std::size_t>(max_len) * head_dim);
+  for (int p = 0; p < max_len; ++p)
+    for (int i = 0; i < half; ++i) {
+      // p * inv_freq in double: relative error ~1e-16, so ~1e-11 rad at p = 10^5 (fp16 resolves 2^-11).
+      const double angle = p * inv_freq[i];
+      const std::size_t at = 2 * (static_cast<std::size_t>(p) * half + i);
+      table[at] = round_from_double<T>(std::cos(angle));
+      table[at + 1] = round_from_double<T>(std::sin(angle));
+    }
+  return table;
+}
+
+template <class T>
+void rope_kv_append(T* qkv, const rope_kv_shape& s, const T* table, const int* pos, T* k_cache, T* v_cache,
+                    cudaStream_t stream) {
+  assert(qkv && table && k_cache && v_cache && s.rows > 0 && s.head_dim % 2 == 0 && s.num_heads % s.num_kv_heads == 0);
+  assert(reinterpret_cast<std::uintptr_t>(table) % 4 == 0);
+  assert(!pos || s.rows == 1);
+  assert(pos || s.rows <= s.max_len);
+  // One thread per rotation of a token (Llama-2-7B: (32 + 32) x 64 = 4096, 32 blocks), at most 32
+  // blocks per token (prefill has rows tokens to spread over the GPU anyway).
+  constexpr int kThreads = 128;
+  const int rotations = (s.num_heads + s.num_kv_heads) * (s.head_dim / 2);
+  const int slices = std::min(32, std::max(1, (rotations + kThreads - 1) / kThreads));
+  launch(rope_kv_kernel<T>, dim3(s.rows, slices), dim3(kThreads), 0, stream, qkv, s,
+         reinterpret_cast<const std::uint32_t*>(table), pos, k_cache, v_cache);
+}
+
+template std::vector<__half> make_rope_table<__half>(int, int, double);
+template std::vector<__nv_bfloat16> make_rope_table<__nv_bfloat16>(int, int, double);
+template void rope_kv_append<__half>(__half*, const rope_kv_shape&, const __half*, const int*, __half*, __half*,
+                                     cudaStream_t);
+template void rope_kv_append<__nv_bfloat16>(__nv_bfloat16*, const rope_kv_shape&, const __nv_bfloat16*, const int*,
+                                            __nv_bfloat16*, __nv_bfloat16*, cudaStream_t);
+
+}  // namespace cudabench::kernels::llm

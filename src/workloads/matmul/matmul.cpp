@@ -1,0 +1,525 @@
+// See matmul.hpp. cuBLASLt is called directly (not through lt_matmul) because the plan keeps
+// several heuristic candidates and times them once at setup: the heuristic's first choice is not
+// always the fastest, and picking the measured best is what lets us match or beat frameworks that
+// call the same library.
+#include "workloads/matmul/matmul.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <cublasLt.h>
+#include <fmt/format.h>
+
+#include "cudabench/blaslt.hpp"
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/pick_fastest.hpp"
+#include "cudabench/timing.hpp"
+#include "cudabench/errors.hpp"
+#include "kernels/common/random_fill.cuh"
+#include "kernels/matmul/reference_gemm.cuh"
+
+namespace cudabench {
+
+kind_schema matmul_schema() {
+  kind_schema s;
+  s.kind = "matmul";
+  s.description =
+      "cuBLASLt GEMM C = A*B^T (row-major A m x k, B n x k, C m x n), optionally strided-batched; "
+      "TFLOP/s = 2*m*n*k*batch / time";
+  constexpr double max_dim = 2147483647.0;  // cuBLASLt batch count and our sample indices are int32
+  param_def dtype =
+      make_param("dtype", param_type::string, "element type (fp8: e4m3 inputs, bf16 output; needs sm_89+)");
+  dtype.required = true;
+  dtype.choices = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+  s.params.push_back(dtype);
+  for (const char* dim : {"m", "n", "k"}) {
+    param_def p = make_param(dim, param_type::integer, std::string("GEMM dimension ") + dim);
+    p.required = true;
+    p.min = 1;
+    p.max = max_dim;
+    s.params.push_back(p);
+  }
+  param_def batch = make_param("batch", param_type::integer, "strided batch count (absent: 1, a plain GEMM)");
+  batch.min = 1;
+  batch.max = max_dim;
+  s.params.push_back(batch);
+  return s;
+}
+
+std::unique_ptr<workload> make_matmul(const workload_spec& spec) { return std::make_unique<matmul_workload>(spec); }
+
+matmul_dtype matmul_dtype_from_string(const std::string& s) {
+  if (s == "fp32") return matmul_dtype::fp32;
+  if (s == "tf32") return matmul_dtype::tf32;
+  if (s == "fp16") return matmul_dtype::fp16;
+  if (s == "bf16") return matmul_dtype::bf16;
+  if (s == "fp8") return matmul_dtype::fp8;
+  throw input_error(fmt::format("matmul: unknown dtype \"{}\" (expected fp32, tf32, fp16, bf16, fp8)", s));
+}
+
+// Error measure (matmul.cpp check_output): |got - ref| / max(|ref|, ||a∘b||_2), where ref is the
+// exact dot product of the stored inputs and ||a∘b||_2 = sqrt(sum_l (a_l b_l)^2) is the size of its
+// terms. Output rounding is bounded by u_out·|ref|, so it contributes <= u_out whatever the
+// magnitude; accumulation errors scale with the terms, so where the sum cancels (|ref| << terms)
+// they are measured against the terms rather than blowing up. Tolerances, u = unit roundoff:
+//  - every dtype accumulates in fp32: ~u32·sqrt(k) for a random-walk of k roundings, x8 margin;
+//    at k = 8192 that is 4e-5, still 10x below what a TF32 slip would give, so fp32 means FP32.
+//  - tf32: the tensor core rounds fp32 inputs to a 10-bit mantissa: each product is off by up to
+//    ~2^-10 relative (biased if truncated); over 1024 samples the worst is ~2-3e-3 -> 5e-3.
+//  - fp16 / bf16 / fp8 (bf16 out): output rounding (u = 2^-11, 2^-8, 2^-8) dominates; split-K
+//    algorithms may also round partial sums to the output type, so allow ~5u (8u for fp8, whose
+//    tensor-core accumulation is not a full fp32 one).
+double matmul_tolerance(matmul_dtype dtype, std::int64_t k) {
+  const double u32 = std::ldexp(1.0, -24);
+  const double accumulation = 8 * u32 * std::sqrt(static_cast<double>(k)) + 1e-6;
+  switch (dtype) {
+    case matmul_dtype::fp32: return accumulation;
+    case matmul_dtype::tf32: return 5e-3 + accumulation;
+    case matmul_dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;  // ~4.9e-3
+    case matmul_dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;    // ~2.0e-2
+    case matmul_dtype::fp8: return 8 * std::ldexp(1.0, -8) + accumulation;     // ~3.1e-2
+  }
+  return 0;
+}
+
+namespace {
+
+const char* dtype_name(matmul_dtype d) {
+  switch (d) {
+    case matmul_dtype::fp32: return "fp32";
+    case matmul_dtype::tf32: return "tf32";
+    case matmul_dtype::fp16: return "fp16";
+    case matmul_dtype::bf16: return "bf16";
+    case matmul_dtype::fp8: return "fp8";
+  }
+  return "?";
+}
+
+std::size_t input_bytes(matmul_dtype d) {
+  switch (d) {
+    case matmul_dtype::fp32:
+    case matmul_dtype::tf32: return 4;
+    case matmul_dtype::fp16:
+    case matmul_dtype::bf16: return 2;
+    case matmul_dtype::fp8: return 1;
+  }
+  return 0;
+}
+
+std::size_t output_bytes(matmul_dtype d) { return d == matmul_dtype::fp32 || d == matmul_dtype::tf32 ? 4 : 2; }
+
+kernels::gemm_elem input_elem(matmul_dtype d) {
+  switch (d) {
+    case matmul_dtype::fp32:
+    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
+    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
+    case matmul_dtype::bf16: return kernels::gemm_elem::bf16;
+    case matmul_dtype::fp8: return kernels::gemm_elem::e4m3;
+  }
+  return kernels::gemm_elem::f32;
+}
+
+kernels::gemm_elem output_elem(matmul_dtype d) {
+  switch (d) {
+    case matmul_dtype::fp32:
+    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
+    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
+    case matmul_dtype::bf16:
+    case matmul_dtype::fp8: return kernels::gemm_elem::bf16;
+  }
+  return kernels::gemm_elem::f32;
+}
+
+struct lt_types {
+  cudaDataType_t in = CUDA_R_32F, out = CUDA_R_32F;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+
+lt_types lt_types_for(matmul_dtype d) {
+  switch (d) {
+    case matmul_dtype::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case matmul_dtype::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+    case matmul_dtype::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case matmul_dtype::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case matmul_dtype::fp8:
+#if CUDART_VERSION >= 11080
+      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+#else
+      break;
+#endif
+  }
+  throw unsupported_error("matmul: fp8 needs CUDA 11.8+ headers");
+}
+
+void fill_input(matmul_dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
+  // Uniform in [-1, 1): every value is representable in e4m3 too (max 448), so no scaling needed.
+  switch (d) {
+    case matmul_dtype::fp32:
+    case matmul_dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
+    case matmul_dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
+    case matmul_dtype::bf16:
+      return kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), count, seed, -1.f, 1.f, stream);
+    case matmul_dtype::fp8:
+      return kernels::fill_uniform(static_cast<__nv_fp8_e4m3*>(p), count, seed, -1.f, 1.f, stream);
+  }
+}
+
+
+constexpr int max_candidates = 16;  // heuristic candidates timed at setup
+constexpr int max_samples = 1024;
+
+}  // namespace
+
+// cuBLASLt descriptors for one GEMM and the algorithm chosen at setup.
+struct matmul_lt_plan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // cuBLAS's A (our B), B (our A), C
+  cublasLtMatmulAlgo_t algo{};
+  int candidate = -1;   // index among the heuristic's candidates
+  int candidates = 0;   // how many there were
+  std::string choice;  // which candidate won and how, for the validation message
+
+  matmul_lt_plan() = default;
+  matmul_lt_plan(const matmul_lt_plan&) = delete;
+  matmul_lt_plan& operator=(const matmul_lt_plan&) = delete;
+  ~matmul_lt_plan() {
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+namespace {
+
+cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                   int batch, std::int64_t stride) {
+  cublasLtMatrixLayout_t l = nullptr;
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows),
+                                                    static_cast<std::uint64_t>(cols), ld));
+  if (batch > 1) {
+    // Destroy `l` ourselves if an attribute write fails: nothing owns it yet.
+    const cublasStatus_t s1 =
+        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch));
+    const cublasStatus_t s2 =
+        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride));
+    if (s1 != CUBLAS_STATUS_SUCCESS || s2 != CUBLAS_STATUS_SUCCESS) {
+      cublasLtMatrixLayoutDestroy(l);
+      CUDABENCH_CHECK_CUBLAS(s1 != CUBLAS_STATUS_SUCCESS ? s1 : s2);
+    }
+  }
+  return l;
+}
+
+// The alignment every batch's base pointer has: cudaMalloc gives 256 bytes, a batch stride may give
+// less. cuBLASLt assumes 256 unless told, and would pick vectorised kernels that fault otherwise.
+std::uint32_t batch_alignment(std::int64_t stride_elements, std::size_t element_bytes, int batch) {
+  std::uint32_t a = 256;
+  const std::uint64_t stride = static_cast<std::uint64_t>(stride_elements) * element_bytes;
+  if (batch > 1)
+    while (a > 1 && stride % a != 0) a /= 2;
+  return a;
+}
+
+int algo_config_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
+  // Attributes are 16- or 32-bit; cuBLASLt wants the exact size, so ask for it first.
+  std::size_t size = 0;
+  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, nullptr, 0, &size) != CUBLAS_STATUS_SUCCESS) return -1;
+  if (size == sizeof(std::uint16_t)) {
+    std::uint16_t v = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof v, &size) != CUBLAS_STATUS_SUCCESS) return -1;
+    return v;
+  }
+  std::uint32_t v = 0;
+  if (size != sizeof v ||
+      cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof v, &size) != CUBLAS_STATUS_SUCCESS)
+    return -1;
+  return static_cast<int>(v);
+}
+
+// The fields that identify a cuBLASLt algorithm configuration: what `tuning` records and what a
+// replay matches on.
+nlohmann::ordered_json algo_config_json(const cublasLtMatmulAlgo_t& algo) {
+  return {{"id", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_ID)},
+          {"tile", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_TILE_ID)},
+          {"stages", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID)},
+          {"splitk", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM)},
+          {"reduction", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME)},
+          {"swizzle", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING)},
+          {"custom", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION)},
+          {"inner_shape", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID)},
+          {"cluster_shape", algo_config_int(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID)}};
+}
+
+// The same fields out of a recorded `tuning.algorithm` object (which also says which candidate
+// it was, and of how many).
+nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& rec) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const char* key : {"id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "inner_shape",
+                          "cluster_shape"})
+    out[key] = rec.contains(key) ? rec.at(key) : nlohmann::ordered_json(nullptr);
+  return out;
+}
+
+}  // namespace
+
+matmul_workload::matmul_workload(const workload_spec& spec)
+    : dtype_(matmul_dtype_from_string(spec.get_string("dtype"))),
+      m_(spec.get_int("m")),
+      n_(spec.get_int("n")),
+      k_(spec.get_int("k")),
+      batch_(1) {
+  const std::int64_t batch = spec.has("batch") ? spec.get_int("batch") : 1;
+  constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+  if (m_ < 1 || n_ < 1 || k_ < 1 || batch < 1 || m_ > int32_max || n_ > int32_max || batch > int32_max)
+    throw input_error(fmt::format("{}: m, n, k and batch must be in [1, 2^31)", spec.id));
+  batch_ = static_cast<int>(batch);
+}
+
+matmul_workload::~matmul_workload() = default;
+
+std::size_t matmul_workload::output_element_bytes() const { return output_bytes(dtype_); }
+
+void matmul_workload::setup(run_context& ctx) {
+  if (dtype_ == matmul_dtype::fp8) {
+    cudaDeviceProp local{};
+    const cudaDeviceProp* props = ctx.props;
+    if (!props) {
+      CUDABENCH_CHECK_CUDA(cudaGetDeviceProperties(&local, ctx.device));
+      props = &local;
+    }
+    if (props->major * 10 + props->minor < 89)
+      throw unsupported_error(fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})",
+                                          props->major, props->minor));
+  }
+  const lt_types types = lt_types_for(dtype_);  // throws for fp8 on pre-11.8 headers
+
+  const std::size_t batch = static_cast<std::size_t>(batch_);
+  const std::size_t a_count = batch * m_ * k_, b_count = batch * n_ * k_, c_count = batch * m_ * n_;
+  lt_ = std::make_unique<blaslt_context>(std::size_t{64} << 20);  // generous: lets split-K algorithms compete
+  a_ = device_buffer<std::byte>(a_count * input_bytes(dtype_));
+  b_ = device_buffer<std::byte>(b_count * input_bytes(dtype_));
+  c_ = device_buffer<std::byte>(c_count * output_bytes(dtype_));
+  fill_input(dtype_, a_.get(), a_count, kernels::splitmix64(ctx.seed + 1), ctx.stream);
+  fill_input(dtype_, b_.get(), b_count, kernels::splitmix64(ctx.seed + 2), ctx.stream);
+
+  // Column-major view (see matmul.hpp): C^T[n x m] = op_T(B)[n x k] · A^T[k x m]; all three stored
+  // with leading dimension = their contiguous row length.
+  plan_ = std::make_unique<matmul_lt_plan>();
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan_->op, types.compute, CUDA_R_32F));
+  const cublasOperation_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof(op_t)));
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof(op_n)));
+  // fp8: default scales (1.0) and no fast accumulation, like torch._scaled_mm's defaults.
+  plan_->a = make_layout(types.in, k_, n_, k_, batch_, n_ * k_);
+  plan_->b = make_layout(types.in, k_, m_, k_, batch_, m_ * k_);
+  plan_->c = make_layout(types.out, n_, m_, n_, batch_, m_ * n_);
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+  const std::size_t ws = lt_->workspace_bytes();
+  cublasStatus_t st =
+      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+  const std::uint32_t align_a = batch_alignment(n_ * k_, input_bytes(dtype_), batch_);  // cuBLAS's A = our B
+  const std::uint32_t align_b = batch_alignment(m_ * k_, input_bytes(dtype_), batch_);
+  const std::uint32_t align_c = batch_alignment(m_ * n_, output_bytes(dtype_), batch_);
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c}};
+  for (const auto& [attr, value] : alignments)
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
+  std::vector<cublasLtMatmulHeuristicResult_t> heur(max_candidates);
+  int found = 0;
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = cublasLtMatmulAlgoGetHeuristic(lt_->handle(), plan_->op, plan_->a, plan_->b, plan_->c, plan_->c, pref,
+                                        max_candidates, heur.data(), &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  std::vector<cublasLtMatmulAlgo_t> candidates;
+  for (int i = 0; i < found; ++i)
+    if (heur[i].state == CUBLAS_STATUS_SUCCESS && heur[i].workspaceSize <= ws) candidates.push_back(heur[i].algo);
+  if (st != CUBLAS_STATUS_SUCCESS || candidates.empty())
+    throw unsupported_error(fmt::format("cuBLASLt has no {} algorithm for m={} n={} k={} batch={} ({})",
+                                        dtype_name(dtype_), m_, n_, k_, batch_, cublasGetStatusName(st)));
+
+  // Time the candidates (the inputs are already filled, so this is the real problem).
+  static const float one = 1.0f, zero = 0.0f;
+  auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
+    return cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero, c_.get(),
+                          plan_->c, c_.get(), plan_->c, &algo, lt_->workspace(), lt_->workspace_bytes(), ctx.stream);
+  };
+  CUDABENCH_CHECK_CUBLAS(launch(candidates[0]));
+  plan_->candidates = static_cast<int>(candidates.size());
+  if (ctx.forced_tuning) {
+    // Replay: the candidate whose configuration matches the recorded one, or an error (a different
+    // cuBLASLt may not offer it, and silently tuning instead would defeat holding tuning fixed).
+    const auto rec = ctx.forced_tuning->find("algorithm");
+    if (rec == ctx.forced_tuning->end() || !rec->is_object())
+      throw input_error("--tuning-from: the recorded matmul tuning has no \"algorithm\" object");
+    for (std::size_t i = 0; i < candidates.size() && plan_->candidate < 0; ++i)
+      if (algo_config_json(candidates[i]) == algo_config_json_of_record(*rec)) plan_->candidate = static_cast<int>(i);
+    if (plan_->candidate < 0)
+      throw input_error(fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
+                                    "candidates for this GEMM",
+                                    rec->dump(), candidates.size()));
+    plan_->algo = candidates[static_cast<std::size_t>(plan_->candidate)];
+    plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
+  } else {
+    // Warm up with the heuristic's first candidate for at least 30 ms of GPU time (batches that
+    // double), so clocks have left idle before anything is compared: a 1024^3 GEMM is the first
+    // workload of a process, and an A/A run saw its tuner pick differently in every process when
+    // the candidates were timed from a cold start in 0.4 ms slices. The last batch sizes the timing.
+    double warm_ms = 0, one_run_ms = 0;
+    for (int batch = 1; warm_ms < 30.0 && batch <= (1 << 16); batch *= 2) {
+      const float ms = time_enqueued_ms(ctx.stream, batch, [&] { CUDABENCH_CHECK_CUBLAS(launch(candidates[0])); });
+      warm_ms += ms;
+      one_run_ms = static_cast<double>(ms) / batch;
+    }
+    plan_->algo = candidates[0];
+    plan_->candidate = 0;
+    plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
+    // Skip tuning when there is nothing to choose from or one run is so long that tuning would
+    // dominate setup (> 100 ms per run); the heuristic's first choice stands.
+    if (candidates.size() > 1 && one_run_ms < 100.0) {
+      // Each measurement lasts >= 2 ms (launch jitter and clock steps average out); five
+      // interleaved passes for short problems, three for long ones, best pass per candidate: a
+      // clock ramp or a one-off stall then hits every candidate alike.
+      const int reps = std::clamp(static_cast<int>(std::ceil(2.0 / std::max(one_run_ms, 1e-4))), 3, 4000);
+      const int passes = one_run_ms * reps < 5.0 ? 5 : 3;
+      std::vector<double> per_run(candidates.size(), std::numeric_limits<double>::infinity());
+      for (int pass = 0; pass < passes; ++pass)
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
+          bool ok = true;
+          const float ms =
+              time_enqueued_ms(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
+          if (ok) per_run[i] = std::min(per_run[i], static_cast<double>(ms) / reps);
+        }
+      std::size_t best = 0;
+      try {
+        best = pick_fastest(per_run);  // the heuristic's order wins ties (within 3%)
+      } catch (const std::invalid_argument&) {
+        throw cuda_error(
+            fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
+      }
+      plan_->algo = candidates[best];
+      plan_->candidate = static_cast<int>(best);
+      plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
+                                  candidates.size(), per_run[best], per_run[0]);
+    }
+  }
+  plan_->choice += fmt::format(", split-k {}, reduction scheme {}",
+                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
+  CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+}
+
+nlohmann::ordered_json matmul_workload::tuning() const {
+  if (!plan_ || plan_->candidate < 0) return nlohmann::ordered_json::object();
+  nlohmann::ordered_json algo = algo_config_json(plan_->algo);
+  algo["candidate"] = plan_->candidate;
+  algo["of"] = plan_->candidates;
+  return {{"algorithm", std::move(algo)}};
+}
+
+void matmul_workload::run(cudaStream_t stream) {
+  static const float one = 1.0f, zero = 0.0f;  // host pointer mode; beta = 0 so C is never read
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero,
+                                        c_.get(), plan_->c, c_.get(), plan_->c, &plan_->algo, lt_->workspace(),
+                                        lt_->workspace_bytes(), stream));
+}
+
+validation_outcome matmul_workload::verify(run_context& ctx) {
+  // Poison the output (0xFF bytes are NaN in fp32, fp16 and bf16) so a GEMM that writes nothing fails.
+  CUDABENCH_CHECK_CUDA(cudaMemsetAsync(c_.get(), 0xFF, c_.bytes(), ctx.stream));
+  run(ctx.stream);
+  return check_output(ctx);
+}
+
+validation_outcome matmul_workload::check_output(run_context& ctx) {
+  // Which entries: all of them for small outputs; otherwise the corners of the first and last
+  // batch plus a fixed pseudo-random spread.
+  std::vector<kernels::gemm_sample> samples;
+  const std::int64_t total = static_cast<std::int64_t>(batch_) * m_ * n_;
+  auto add = [&](std::int64_t b, std::int64_t i, std::int64_t j) {
+    samples.push_back({static_cast<std::int32_t>(b), static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)});
+  };
+  if (total <= max_samples) {
+    for (std::int64_t b = 0; b < batch_; ++b)
+      for (std::int64_t i = 0; i < m_; ++i)
+        for (std::int64_t j = 0; j < n_; ++j) add(b, i, j);
+  } else {
+    for (std::int64_t b : {std::int64_t{0}, std::int64_t{batch_ - 1}})
+      for (std::int64_t i : {std::int64_t{0}, m_ - 1})
+        for (std::int64_t j : {std::int64_t{0}, n_ - 1}) add(b, i, j);
+    for (std::uint64_t s = 0; samples.size() < static_cast<std::size_t>(max_samples); ++s) {
+      const std::uint64_t base = 0xC0FFEEull + 3 * s;
+      add(static_cast<std::int64_t>(kernels::splitmix64(base) % static_cast<std::uint64_t>(batch_)),
+          static_cast<std::int64_t>(kernels::splitmix64(base + 1) % static_cast<std::uint64_t>(m_)),
+          static_cast<std::int64_t>(kernels::splitmix64(base + 2) % static_cast<std::uint64_t>(n_)));
+    }
+  }
+  const int count = static_cast<int>(samples.size());
+  device_buffer<kernels::gemm_sample> d_samples(samples.size());
+  device_buffer<kernels::gemm_sample_result> d_results(samples.size());
+  CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice,
+                                       ctx.stream));
+  kernels::reference_gemm_samples(input_elem(dtype_), output_elem(dtype_), a_.get(), b_.get(), c_.get(), m_, n_, k_,
+                                  d_samples.get(), count, d_results.get(), ctx.stream);
+  std::vector<kernels::gemm_sample_result> results(samples.size());
+  CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost,
+                                       ctx.stream));
+  CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+
+  // See matmul_tolerance() for the error measure and why.
+  double worst = 0;
+  int worst_at = 0;
+  for (int s = 0; s < count; ++s) {
+    const auto& r = results[s];
+    double err = std::numeric_limits<double>::infinity();  // NaN/inf output (e.g. the poison survived)
+    if (std::isfinite(r.got)) {
+      const double denom = std::max(std::fabs(r.ref), r.l2);
+      err = denom > 0 ? std::fabs(r.got - r.ref) / denom : std::fabs(r.got - r.ref);
+    }
+    if (!(err <= worst)) {
+      worst = err;
+      worst_at = s;
+    }
+  }
+  validation_outcome out;
+  out.tolerance = matmul_tolerance(dtype_, k_);
+  out.passed = worst <= out.tolerance;
+  // JSON has no infinity: a non-finite output is reported as the largest double.
+  out.max_rel_error = std::isfinite(worst) ? worst : std::numeric_limits<double>::max();
+  const auto& w = samples[worst_at];
+  const auto& wr = results[worst_at];
+  out.message = fmt::format(
+      "{} of {} output entries vs a double-precision reference over the stored inputs; worst |got-ref|/max(|ref|,"
+      "||a*b||_2) = {:.3g} (tolerance {:.3g}) at batch {} row {} col {}: got {:.9g}, reference {:.9g}; {}",
+      count, total, worst, out.tolerance, w.batch, w.row, w.col, wr.got, wr.ref, plan_ ? plan_->choice : "");
+  return out;
+}
+
+metric_list matmul_workload::metrics(const measurement& m) const {
+  const double flops = 2.0 * static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_) *
+                       static_cast<double>(batch_);
+  metric_list out;
+  out.emplace_back("time_ms", time_metric(m.per_run_ms));
+  out.emplace_back("tflops", rate_metric("TFLOP/s", flops, 1e12, m.per_run_ms));
+  return out;
+}
+
+void matmul_workload::teardown() {
+  plan_.reset();
+  a_.reset();
+  b_.reset();
+  c_.reset();
+  lt_.reset();
+}
+
+}  // namespace cudabench

@@ -1,0 +1,43 @@
+// Shape of a torch.nn.Transformer (batch_first=True, post-norm, ReLU, no masks, eval) and the
+// batch it runs on. The transformer_memory workload uses torch's defaults; validation and the
+// oracle use smaller shapes through the same code.
+#pragma once
+#include <cstdint>
+
+#include "kernels/transformer_memory/attention.cuh"
+
+namespace cudabench::transformer {
+
+struct config {
+  int d_model = 512;
+  int nhead = 8;
+  int encoder_layers = 6;
+  int decoder_layers = 6;
+  int dim_feedforward = 2048;
+  float ln_eps = 1e-5f;
+  int batch = 1;
+  int src_len = 512;
+  int tgt_len = 512;
+  bool fp16 = false;  // weights and activations in fp16 (fp32 accumulation); default fp32
+  // Sub-layers run on chunks of whole sequences of at most this many tokens: enough rows for
+  // cuBLASLt to fill the GPU (M = 8192 for the default K = 512 GEMMs), while the scratch buffer
+  // stays a fixed size instead of growing with the batch. Validation sets it small to get
+  // several chunks.
+  std::int64_t chunk_tokens = 8192;
+  // The kernel for fp32 attention with head_dim 64 (fp16 and other head_dims use the CUDA-core
+  // kernel). model::tune_attention() replaces it with the fastest variant on this GPU; tests run
+  // every variant against the CPU reference.
+  kernels::attention_variant attention = kernels::attention_variant::tf32x3_two_pass;
+
+  // What actually runs for this config's attention.
+  kernels::attention_variant effective_attention() const {
+    return fp16 || head_dim() != 64 ? kernels::attention_variant::cuda_core : attention;
+  }
+
+  int head_dim() const { return d_model / nhead; }
+  std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }
+  std::int64_t tgt_tokens() const { return static_cast<std::int64_t>(batch) * tgt_len; }
+  std::size_t elem_bytes() const { return fp16 ? 2 : 4; }
+};
+
+}  // namespace cudabench::transformer

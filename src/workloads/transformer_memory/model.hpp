@@ -1,0 +1,121 @@
+// A torch.nn.Transformer forward pass (batch_first, post-norm, ReLU, no masks, eval) built from
+// cuBLASLt GEMMs and the kernels in kernels/transformer_memory/. Everything it needs -- weights, src/tgt
+// inputs, activations, GEMM plans -- is allocated in the constructor, so forward() allocates
+// nothing and a budget overrun (--mem-limit) throws oom_error before anything runs; RAII members
+// release what was allocated so far when a later allocation throws.
+//
+// Memory plan (E = element bytes, D = d_model, F = dim_feedforward, Ms/Mt = batch*src/tgt_len):
+//   weights                      P*E   (P ~ 44.1M for the default shape: 176 MB fp32)
+//   src, tgt inputs              (Ms + Mt)*D*E     kept so run() is repeatable
+//   enc_x (encoder stream, then the decoder's memory)   Ms*D*E
+//   dec_x (decoder stream, then the output)              Mt*D*E
+//   scratch                      max(4*ms*D, 4*mt*D, 2*mt*D + 2*ms*D, ms*F, mt*F)*E, where ms/mt
+//     are the tokens of one chunk: sub-layers run on chunks of whole sequences (<= 8192 tokens,
+//     the largest divisor of the batch that fits), since only attention mixes tokens and only
+//     within a sequence. Per chunk -- self-attention: packed QKV [m,3D] then the attention output
+//     [m,D] behind it; cross-attention: Q [mt,D], KV [ms,2D], output [mt,D]; feed-forward: hidden
+//     [m,F]. Each use is dead before the next starts, so one buffer serves every sub-layer, and
+//     it does not grow with the batch (64 MiB for the default shape in fp32).
+//   cuBLASLt workspace           the blaslt_context's (the workload uses 8 MiB)
+// Residual adds are folded into the output-projection and linear2 GEMMs (beta = 1, C = D = x),
+// bias+ReLU into linear1's epilogue, and attention never materialises [B, H, S, S] scores.
+// Default shape, batch 128, seq 512, fp32: 176 MB + 4 * 128 MiB + 64 MiB + 8 MiB ~= 0.75 GB;
+// batch 32: 176 MB + 4 * 32 MiB + 64 MiB + 8 MiB ~= 0.39 GB.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cudabench/blaslt.hpp"
+#include "cudabench/device_memory.hpp"
+#include "kernels/transformer_memory/attention.cuh"
+#include "workloads/transformer_memory/config.hpp"
+#include "workloads/transformer_memory/params.hpp"
+
+namespace cudabench::transformer {
+
+class model {
+ public:
+  model(const blaslt_context& lt, const config& cfg);  // allocates and plans; contents undefined
+  void init_random(std::uint64_t seed, cudaStream_t stream);          // weights and inputs
+  void load_weights(const std::string& safetensors_path, cudaStream_t stream);
+  void fill_inputs(std::uint64_t seed, cudaStream_t stream);          // src, tgt in [-1, 1)
+
+  // Times the attention variants on this model's shapes (attention_tuner.hpp) and keeps the
+  // fastest in cfg().attention; returns the tuner's summary. Overwrites the scratch buffer with
+  // random inputs (forward() does not read what it left there), allocates no device memory and
+  // synchronises `stream`. A no-op for configs where only the CUDA-core kernel applies.
+  // `forced` (may be null): a kernel name to use instead of timing (attention_variant_name).
+  std::string tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced = nullptr);
+
+  // Enqueue one forward pass: output() <- Transformer(src, tgt). No allocation, no host sync.
+  void forward(cudaStream_t stream) const;
+
+  const config& cfg() const { return cfg_; }
+  parameters& params() { return params_; }
+  const parameters& params() const { return params_; }
+  void* src() const { return src_.get(); }     // [batch, src_len, d_model]
+  void* tgt() const { return tgt_.get(); }     // [batch, tgt_len, d_model]
+  void* output() const { return dec_x_.get(); }  // [batch, tgt_len, d_model]
+  std::size_t output_elems() const { return static_cast<std::size_t>(cfg_.tgt_tokens()) * cfg_.d_model; }
+
+  // Bytes of the memory plan above, excluding the cuBLASLt workspace.
+  static std::uint64_t planned_bytes(const config& cfg);
+
+ private:
+  // One sub-layer's GEMM plans (bias pointers are baked into a cuBLASLt plan, so one per layer)
+  // and the weight pointers they use.
+  struct attention_block {
+    lt_matmul in;                   // self: packed QKV [M,3D]; cross: Q [Mt,D]
+    std::unique_ptr<lt_matmul> kv;  // cross only: K,V of the memory [Ms,2D]
+    lt_matmul out;                  // out_proj + bias + residual (beta = 1)
+    const void* w_in;
+    const void* w_out;
+  };
+  struct ffn_block {
+    lt_matmul up;    // linear1 + bias + ReLU -> scratch [M,F]
+    lt_matmul down;  // linear2 + bias + residual
+    const void* w_up;
+    const void* w_down;
+  };
+  struct norm_ptrs {
+    const void* gamma;
+    const void* beta;
+  };
+  struct encoder_layer {
+    attention_block sa;
+    ffn_block ff;
+    norm_ptrs n1, n2;
+  };
+  struct decoder_layer {
+    attention_block sa, ca;
+    ffn_block ff;
+    norm_ptrs n1, n2, n3;
+  };
+
+  attention_block make_attention(const std::string& prefix, std::int64_t q_tokens, std::int64_t kv_tokens,
+                                 bool cross) const;
+  ffn_block make_ffn(const std::string& prefix, std::int64_t tokens) const;
+  norm_ptrs make_norm(const std::string& prefix) const;
+  kernels::attention_args self_attention_args(int seq) const;  // one chunk, scratch layout below
+  kernels::attention_args cross_attention_args() const;
+  void self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const;
+  void cross_attention(const attention_block& a, cudaStream_t s) const;
+  void feed_forward(const ffn_block& f, void* x, int seq, cudaStream_t s) const;
+  void norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s) const;
+  void* scratch_at(std::int64_t elem_offset) const;
+
+  const blaslt_context& lt_;
+  config cfg_;
+  int chunk_;  // sequences per sub-layer chunk, a divisor of the batch
+  parameters params_;
+  device_buffer<std::byte> src_, tgt_, enc_x_, dec_x_, scratch_;
+  std::vector<encoder_layer> enc_;
+  std::vector<decoder_layer> dec_;
+  norm_ptrs enc_norm_{}, dec_norm_{};
+};
+
+}  // namespace cudabench::transformer

@@ -1,0 +1,126 @@
+// See reference.hpp. Written from the PyTorch formulas, not from the GPU code: separate Q, K, V
+// projections, an explicit score matrix per (batch, head, query) and a max-subtracted softmax.
+#include "workloads/transformer_memory/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace cudabench::transformer {
+namespace {
+
+using vec = std::vector<double>;
+using weight_map = std::map<std::string, vec>;
+
+// The weight `prefix + suffix`. Prefix and suffix are separate arguments (an lvalue and a
+// literal) so no caller builds a temporary name: the returned reference points into `m`, and
+// gcc 13's -Wdangling-reference cannot mistake it for one into a temporary string.
+const vec& w(const weight_map& m, const std::string& prefix, const char* suffix) {
+  const std::string name = prefix + suffix;
+  auto it = m.find(name);
+  if (it == m.end()) throw std::out_of_range("reference: missing weight " + name);
+  return it->second;
+}
+
+// y[r, o] = sum_i x[r, i] * W[row_off + o, i] + b[row_off + o], for o < out.
+vec linear(const vec& x, int rows, int in, const vec& W, const vec& b, int row_off, int out) {
+  vec y(static_cast<std::size_t>(rows) * out);
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < out; ++o) {
+      double acc = b[row_off + o];
+      for (int i = 0; i < in; ++i) acc += x[static_cast<std::size_t>(r) * in + i] * W[static_cast<std::size_t>(row_off + o) * in + i];
+      y[static_cast<std::size_t>(r) * out + o] = acc;
+    }
+  return y;
+}
+
+void layernorm(vec& x, int rows, int d, const vec& g, const vec& b, double eps) {
+  for (int r = 0; r < rows; ++r) {
+    double* p = &x[static_cast<std::size_t>(r) * d];
+    double mean = 0, var = 0;
+    for (int i = 0; i < d; ++i) mean += p[i];
+    mean /= d;
+    for (int i = 0; i < d; ++i) var += (p[i] - mean) * (p[i] - mean);
+    var /= d;
+    const double inv = 1.0 / std::sqrt(var + eps);
+    for (int i = 0; i < d; ++i) p[i] = (p[i] - mean) * inv * g[i] + b[i];
+  }
+}
+
+// torch.nn.MultiheadAttention(query=xq, key=xkv, value=xkv), no mask.
+vec mha(const config& c, const weight_map& m, const std::string& p, const vec& xq, int sq, const vec& xkv, int sk) {
+  const int d = c.d_model, h = c.nhead, hd = d / h, bq = c.batch * sq, bk = c.batch * sk;
+  const vec& win = w(m, p, ".in_proj_weight");
+  const vec& bin = w(m, p, ".in_proj_bias");
+  const vec q = linear(xq, bq, d, win, bin, 0, d);
+  const vec k = linear(xkv, bk, d, win, bin, d, d);
+  const vec v = linear(xkv, bk, d, win, bin, 2 * d, d);
+  vec attn(static_cast<std::size_t>(bq) * d, 0.0);
+  vec score(sk);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+  for (int b = 0; b < c.batch; ++b)
+    for (int hh = 0; hh < h; ++hh)
+      for (int i = 0; i < sq; ++i) {
+        const double* qi = &q[(static_cast<std::size_t>(b) * sq + i) * d + hh * hd];
+        double mx = -INFINITY;
+        for (int j = 0; j < sk; ++j) {
+          const double* kj = &k[(static_cast<std::size_t>(b) * sk + j) * d + hh * hd];
+          double s = 0;
+          for (int e = 0; e < hd; ++e) s += qi[e] * kj[e];
+          score[j] = s * scale;
+          mx = std::max(mx, score[j]);
+        }
+        double sum = 0;
+        for (int j = 0; j < sk; ++j) sum += (score[j] = std::exp(score[j] - mx));
+        double* out = &attn[(static_cast<std::size_t>(b) * sq + i) * d + hh * hd];
+        for (int j = 0; j < sk; ++j) {
+          const double* vj = &v[(static_cast<std::size_t>(b) * sk + j) * d + hh * hd];
+          for (int e = 0; e < hd; ++e) out[e] += score[j] / sum * vj[e];
+        }
+      }
+  return linear(attn, bq, d, w(m, p, ".out_proj.weight"), w(m, p, ".out_proj.bias"), 0, d);
+}
+
+vec ffn(const config& c, const weight_map& m, const std::string& p, const vec& x, int rows) {
+  vec hdn = linear(x, rows, c.d_model, w(m, p, "linear1.weight"), w(m, p, "linear1.bias"), 0, c.dim_feedforward);
+  for (double& e : hdn) e = std::max(e, 0.0);
+  return linear(hdn, rows, c.dim_feedforward, w(m, p, "linear2.weight"), w(m, p, "linear2.bias"), 0, c.d_model);
+}
+
+void add_into(vec& x, const vec& y) {
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
+}
+
+void norm(const config& c, const weight_map& m, const std::string& p, vec& x, int rows) {
+  layernorm(x, rows, c.d_model, w(m, p, ".weight"), w(m, p, ".bias"), c.ln_eps);
+}
+
+}  // namespace
+
+std::vector<double> reference_forward(const config& c, const weight_map& m, const vec& src, const vec& tgt) {
+  const int ms = c.batch * c.src_len, mt = c.batch * c.tgt_len;
+  vec x = src;
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i) + ".";
+    add_into(x, mha(c, m, p + "self_attn", x, c.src_len, x, c.src_len));
+    norm(c, m, p + "norm1", x, ms);
+    add_into(x, ffn(c, m, p, x, ms));
+    norm(c, m, p + "norm2", x, ms);
+  }
+  norm(c, m, "encoder.norm", x, ms);
+  const vec memory = x;
+  vec y = tgt;
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i) + ".";
+    add_into(y, mha(c, m, p + "self_attn", y, c.tgt_len, y, c.tgt_len));
+    norm(c, m, p + "norm1", y, mt);
+    add_into(y, mha(c, m, p + "multihead_attn", y, c.tgt_len, memory, c.src_len));
+    norm(c, m, p + "norm2", y, mt);
+    add_into(y, ffn(c, m, p, y, mt));
+    norm(c, m, p + "norm3", y, mt);
+  }
+  norm(c, m, "decoder.norm", y, mt);
+  return y;
+}
+
+}  // namespace cudabench::transformer

@@ -1,0 +1,141 @@
+// See transformer_memory.hpp.
+//   setup:   cuBLASLt context, the model (weights, inputs, activations, GEMM plans) -- all device
+//            memory of the run is allocated here, through device_buffer, so --mem-limit fails in
+//            setup with the size asked for, and RAII releases what was already allocated.
+//   verify:  the full-size forward is finite; the small validation shape through the same code
+//            matches the CPU double reference.
+//   run:     one forward pass.
+//   metrics: peak_memory_mb (headline; own allocations + library workspaces, from the harness),
+//            time_ms, tokens_per_s = batch * seq_len / time (source tokens; target has as many).
+#include "workloads/transformer_memory/transformer_memory.hpp"
+
+#include <fmt/format.h>
+
+#include "cudabench/blaslt.hpp"
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/errors.hpp"
+#include "workloads/transformer_memory/model.hpp"
+#include "workloads/transformer_memory/validate.hpp"
+
+namespace cudabench {
+namespace {
+
+constexpr std::size_t workspace_bytes = 8u << 20;
+
+class transformer_memory_workload final : public workload {
+ public:
+  explicit transformer_memory_workload(const workload_spec& spec) {
+    cfg_.batch = static_cast<int>(spec.get_int("batch"));
+    cfg_.src_len = cfg_.tgt_len = static_cast<int>(spec.get_int("seq_len"));
+    cfg_.fp16 = spec.get_string("dtype") == "fp16";
+    weights_ = spec.get_string("weights");
+  }
+
+  void setup(run_context& ctx) override {
+    // Built into locals and moved in only when complete: an oom_error half way frees everything.
+    // 8 MiB of cuBLASLt workspace: these GEMMs are large enough in M not to need split-K, and
+    // the workspace counts toward the peak this workload reports.
+    auto lt = std::make_unique<blaslt_context>(workspace_bytes);
+    auto m = std::make_unique<transformer::model>(*lt, cfg_);
+    if (weights_ == "random") {
+      m->init_random(ctx.seed, ctx.stream);
+    } else {
+      m->load_weights(weights_, ctx.stream);
+      m->fill_inputs(ctx.seed, ctx.stream);
+    }
+    // Pick the fastest attention kernel on the real shapes (no allocation; a few dozen launches).
+    std::string forced;
+    if (ctx.forced_tuning) {
+      const auto it = ctx.forced_tuning->find("attention");
+      if (it == ctx.forced_tuning->end() || !it->is_string())
+        throw input_error("--tuning-from: the recorded transformer tuning has no \"attention\" kernel name");
+      forced = it->get<std::string>();
+    }
+    tuning_ = m->tune_attention(ctx.seed + 13, ctx.stream, ctx.forced_tuning ? &forced : nullptr);
+    attention_ = kernels::attention_variant_name(m->cfg().attention);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
+    lt_ = std::move(lt);
+    model_ = std::move(m);
+  }
+
+  validation_outcome verify(run_context& ctx) override {
+    model_->forward(ctx.stream);
+    validation_outcome big = transformer::check_finite(*model_);
+    // The small shape shares the cuBLASLt context (and its workspace) with the full-size model.
+    // ... and the attention kernel the tuner chose, so the reference check covers what is timed.
+    transformer::config small_cfg = transformer::validation_config(cfg_.fp16);
+    small_cfg.attention = model_->cfg().attention;
+    transformer::model small(*lt_, small_cfg);
+    small.init_random(ctx.seed + 101, ctx.stream);
+    const transformer::host_snapshot snap = transformer::snapshot(small);
+    validation_outcome out = transformer::compare_with_reference(small, snap, ctx.stream,
+                                                                 transformer::validation_tolerance(cfg_.fp16));
+    out.passed = out.passed && big.passed;
+    out.message = out.message + "; " + big.message + "; " + tuning_;
+    return out;
+  }
+
+  void run(cudaStream_t stream) override { model_->forward(stream); }
+
+  metric_list metrics(const measurement& m) const override {
+    const double tokens = static_cast<double>(cfg_.batch) * cfg_.src_len;
+    return {{"peak_memory_mb", make_metric("MiB", better::lower, {m.peak_memory_bytes / 1048576.0})},
+            {"time_ms", time_metric(m.per_run_ms)},
+            {"tokens_per_s", rate_metric("tokens/s", tokens, 1.0, m.per_run_ms)}};
+  }
+
+  nlohmann::ordered_json tuning() const override { return {{"attention", attention_}}; }
+
+  void teardown() override {
+    model_.reset();
+    lt_.reset();
+  }
+
+ private:
+  transformer::config cfg_;
+  std::string weights_;
+  std::string tuning_;  // the attention tuner's summary, reported in the validation message
+  std::string attention_;  // the kernel it chose, recorded as the workload's tuning
+
+  std::unique_ptr<blaslt_context> lt_;           // declared before model_: destroyed after it
+  std::unique_ptr<transformer::model> model_;
+};
+
+}  // namespace
+
+kind_schema transformer_memory_schema() {
+  kind_schema s;
+  s.kind = "transformer_memory";
+  s.description =
+      "Peak memory and time of one torch.nn.Transformer forward (d_model 512, 8 heads, 6+6 layers, ff 2048, "
+      "post-norm, ReLU, eval, no masks, batch_first) on batch x seq_len source and target tokens";
+  param_def batch = make_param("batch", param_type::integer, "sequences per forward pass");
+  batch.required = true;
+  batch.min = 1;
+  batch.max = 65535;
+  param_def seq = make_param("seq_len", param_type::integer, "source and target length in tokens", 512);
+  seq.min = 1;
+  seq.max = 65536;
+  param_def dtype =
+      make_param("dtype", param_type::string, "weights and activations (fp16: fp32 accumulation)", "fp32");
+  dtype.choices = {"fp32", "fp16"};
+  param_def weights =
+      make_param("weights", param_type::string,
+                 "`random` (seeded) or a .safetensors file of torch.nn.Transformer's state_dict (F32)", "random");
+  weights.in_id = false;  // weights change neither the time nor the memory measured
+  s.params = {batch, seq, dtype, weights};
+  // Checked by the suite parser (kind_rules.hpp), so validate refuses a missing file too.
+  kind_rule file;
+  file.type = rule_type::keyword_or_file;
+  file.param = "weights";
+  file.keywords = {"random"};
+  file.format = file_format::safetensors;
+  s.rules = {file};
+  return s;
+}
+
+std::unique_ptr<workload> make_transformer_memory(const workload_spec& spec) {
+  return std::make_unique<transformer_memory_workload>(spec);
+}
+
+}  // namespace cudabench

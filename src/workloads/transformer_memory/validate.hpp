@@ -1,0 +1,40 @@
+// Validation of transformer::model against the CPU double reference (reference.hpp): snapshot the
+// device weights and inputs to the host, run the GPU forward, compare every output element.
+// Split in two so a test can corrupt the device weights between the snapshot and the run.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cudabench/workload.hpp"
+#include "workloads/transformer_memory/model.hpp"
+
+namespace cudabench::transformer {
+
+struct host_snapshot {
+  std::map<std::string, std::vector<double>> weights;
+  std::vector<double> src, tgt;
+};
+
+host_snapshot snapshot(const model& m);
+
+// Runs m.forward on `stream`, then compares with reference_forward(snapshot). The error of an
+// element is |got - ref| / max(|ref|, 1): relative for large values, absolute below 1 (LayerNorm
+// outputs are O(1), so this is the useful scale). Fails on any non-finite output.
+validation_outcome compare_with_reference(const model& m, const host_snapshot& snap, cudaStream_t stream,
+                                          double tolerance);
+
+// Small shape for validation through the same code: d_model 128, 2 heads (head_dim 64, the
+// default's), feed-forward 256, 2 + 2 layers, batch 2, src 150 (two query blocks, a partial
+// key tile) and tgt 37 (a different length, so cross-attention indexing is exercised), run
+// one sequence per chunk so the chunk loop is exercised too.
+config validation_config(bool fp16);
+// fp32 (no TF32): 1e-4; fp16 storage with fp32 accumulation: 2e-2.
+double validation_tolerance(bool fp16);
+
+// Every output element finite; max |output| reported in the message.
+validation_outcome check_finite(const model& m);
+
+}  // namespace cudabench::transformer
