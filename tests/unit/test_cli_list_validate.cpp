@@ -2,6 +2,7 @@
 // invalid) and messages. These need no GPU. Cases that need the registry's `matmul` and
 // `memory_bandwidth` kinds skip, saying so, when the binary does not register them.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +29,9 @@ std::string slurp(const std::string& path) {
 
 // Runs `cudabench <args>` (args are passed to the shell as written) and captures its output.
 run_result cudabench(const std::string& args) {
-  const std::string dir = testing::TempDir();
-  const std::string out = dir + "/cudabench_cli_out.txt", err = dir + "/cudabench_cli_err.txt";
+  // Per-process names: ctest -j runs these tests as parallel processes sharing TempDir().
+  const std::string dir = testing::TempDir() + "/cudabench_cli_" + std::to_string(::getpid());
+  const std::string out = dir + "_out.txt", err = dir + "_err.txt";
   const std::string cmd = "'" + std::string(CUDABENCH_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(cmd.c_str());
   run_result r;
