@@ -2,19 +2,25 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle quick full aa sens cudnn memlimit (default: all, in that order)
+#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline
+#            (default: all but baseline, in that order)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds; must give 0 improved / 0 regressed; prints the between-round spread
 #     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
 #            interleaved; the LLM row must regress and no other row change
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
+#     baseline  a change meant to alter nothing (a refactor) against the code before it: builds
+#            $BASELINE_TAR (a `git archive` of the older commit; $BASELINE_COMMIT names it) and runs
+#            `cudabench ab` of that build against this one on $BASELINE_SUITE (default quick); must
+#            give 0 improved / 0 regressed
 # Logs and result files go to $RESULTS_DIR (default: $OUT/gpu-run when $OUT is set, else
 # build/gpu-run in the checkout); a relative RESULTS_DIR or OUT is the caller's. Exit status: 0
 # when every stage passed, 1 when one failed, 2 for an unknown stage or option (checked before
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
+all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline)
+default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
@@ -31,7 +37,7 @@ results=$(abs "${RESULTS_DIR:-${OUT:+$OUT/gpu-run}}")
 cd "$(dirname "$0")/.."
 root=$(pwd)
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=("${all_stages[@]}")
+[[ ${#stages[@]} -eq 0 ]] && stages=("${default_stages[@]}")
 results=${results:-$root/build/gpu-run}
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
@@ -136,6 +142,19 @@ run_memlimit() {  # OOM is a result: budgets that fit everything (24 GiB) and th
   grep -q '"status": "oom"' "$results/transformer-600mib.json"
 }
 
+run_baseline() {  # the same suite on the code before a no-change refactor and after: nothing may move
+  local tar=${BASELINE_TAR:-} suite=${BASELINE_SUITE:-quick} src=$root/build-baseline/src
+  [[ -f $tar ]] || { echo "baseline: BASELINE_TAR is not a file: '${tar}'"; return 1; }
+  rm -rf "$root/build-baseline" && mkdir -p "$src" && tar -xf "$tar" -C "$src" || return 1
+  # The tarball has no .git: the baseline's commit is baked into its results from here.
+  CUDABENCH_GIT_COMMIT=${BASELINE_COMMIT:-baseline} "$src/scripts/bootstrap.sh" --arch 90 --no-install \
+    --build-dir "$root/build-baseline/build" > "$results/baseline-build.log" 2>&1 \
+    || { tail -20 "$results/baseline-build.log"; return 1; }
+  "$bin" ab "$root/build-baseline/build/cudabench" "$bin" --suite "$suite" \
+    --labels "${BASELINE_COMMIT:-baseline},this build" -o "$results/baseline-$suite" --format markdown || return 1
+  ! grep -Eq '"verdict": *"(improved|regressed)"' "$results/baseline-$suite/compare.json"
+}
+
 for s in "${stages[@]}"; do
   case $s in
     build) stage build scripts/bootstrap.sh --arch 90 --no-install ;;
@@ -148,6 +167,7 @@ for s in "${stages[@]}"; do
     sens) stage sens run_sens ;;
     cudnn) stage cudnn run_cudnn ;;
     memlimit) stage memlimit run_memlimit ;;
+    baseline) stage baseline run_baseline ;;
   esac
 done
 
