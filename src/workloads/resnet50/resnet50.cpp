@@ -63,28 +63,23 @@ kind_schema resnet50_schema() {
   s.description =
       "torchvision ResNet-50 (v1.5) inference on cuDNN: batch-norm folded, conv+bias(+residual)+ReLU fused, "
       "cuBLASLt fc, CUDA graph";
-  auto param = [](const char* name, param_type type, const char* help) {
-    param_def p;
-    p.name = name;
-    p.type = type;
-    p.help = help;
-    return p;
-  };
-  param_def dtype = param("dtype", param_type::string, "fp16: NHWC on tensor cores; fp32: NCHW, true fp32 (no TF32)");
+  param_def dtype =
+      make_param("dtype", param_type::string, "fp16: NHWC on tensor cores; fp32: NCHW, true fp32 (no TF32)");
   dtype.default_value = "fp16";
   dtype.choices = {"fp16", "fp32"};
-  param_def batch = param("batch", param_type::integer, "images per forward pass");
+  param_def batch = make_param("batch", param_type::integer, "images per forward pass");
   batch.required = true;
   batch.min = 1;
   batch.max = 4096;
-  param_def size = param("image_size", param_type::integer, "input height and width in pixels (a multiple of 32)");
+  param_def size = make_param("image_size", param_type::integer, "input height and width in pixels (a multiple of 32)");
   size.default_value = 224;
   size.min = 32;
   size.max = 1024;
-  param_def weights = param("weights", param_type::string,
-                            "`random` (seeded) or a .safetensors file with torchvision resnet50 state_dict names");
+  param_def weights = make_param("weights", param_type::string,
+                                 "`random` (seeded) or a .safetensors file with torchvision resnet50 state_dict names");
   weights.default_value = "random";
-  param_def tune = param("tune", param_type::boolean, "time cuDNN's algorithms (cudnnFind) instead of its heuristics");
+  param_def tune =
+      make_param("tune", param_type::boolean, "time cuDNN's algorithms (cudnnFind) instead of its heuristics");
   tune.default_value = false;
   s.params = {dtype, batch, size, weights, tune};
   // Checked by the suite parser (kind_rules.hpp) as well as in the constructor, so validate refuses them too.
