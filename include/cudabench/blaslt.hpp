@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cudabench/device_memory.hpp"
+#include "cudabench/dtype.hpp"
 
 namespace cudabench {
 
@@ -21,10 +22,9 @@ struct gemm_types {
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   cudaDataType_t scale = CUDA_R_32F;  // type of alpha/beta
 };
-gemm_types gemm_types_fp32();  // true fp32 (no TF32)
-gemm_types gemm_types_tf32();  // fp32 storage, TF32 tensor cores
-gemm_types gemm_types_fp16();  // fp16 in/out, fp32 accumulate
-gemm_types gemm_types_bf16();  // bf16 in/out, fp32 accumulate
+// A, B, C and D of type `d`, float alpha/beta, fp32 accumulation: fp32 is true fp32 (no TF32),
+// tf32 is fp32 storage on TF32 tensor cores (dtype_cuda.hpp).
+gemm_types gemm_types_of(dtype d);
 
 struct gemm_shape {
   cublasOperation_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;

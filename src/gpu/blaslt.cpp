@@ -6,15 +6,14 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/dtype_cuda.hpp"
 
 namespace cudabench {
 
-gemm_types gemm_types_fp32() { return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F}; }
-gemm_types gemm_types_tf32() {
-  return {CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F};
+gemm_types gemm_types_of(dtype d) {
+  const cudaDataType_t t = cuda_data_type(d);
+  return {t, t, t, cublas_compute_type(d), CUDA_R_32F};
 }
-gemm_types gemm_types_fp16() { return {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F}; }
-gemm_types gemm_types_bf16() { return {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F}; }
 
 blaslt_context::blaslt_context(std::size_t workspace_bytes) : workspace_(workspace_bytes) {
   CUDABENCH_CHECK_CUBLAS(cublasLtCreate(&handle_));

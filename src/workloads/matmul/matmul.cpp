@@ -16,6 +16,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/dtype_cuda.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
@@ -52,13 +53,8 @@ kind_schema matmul_schema() {
 
 std::unique_ptr<workload> make_matmul(const workload_spec& spec) { return std::make_unique<matmul_workload>(spec); }
 
-matmul_dtype matmul_dtype_from_string(const std::string& s) {
-  if (s == "fp32") return matmul_dtype::fp32;
-  if (s == "tf32") return matmul_dtype::tf32;
-  if (s == "fp16") return matmul_dtype::fp16;
-  if (s == "bf16") return matmul_dtype::bf16;
-  if (s == "fp8") return matmul_dtype::fp8;
-  throw input_error(fmt::format("matmul: unknown dtype \"{}\" (expected fp32, tf32, fp16, bf16, fp8)", s));
+dtype matmul_dtype_from_string(const std::string& s) {
+  return parse_dtype(s, "matmul", {dtype::fp32, dtype::tf32, dtype::fp16, dtype::bf16, dtype::fp8_e4m3});
 }
 
 // Error measure (matmul.cpp check_output): |got - ref| / max(|ref|, ||a∘b||_2), where ref is the
@@ -73,97 +69,33 @@ matmul_dtype matmul_dtype_from_string(const std::string& s) {
 //  - fp16 / bf16 / fp8 (bf16 out): output rounding (u = 2^-11, 2^-8, 2^-8) dominates; split-K
 //    algorithms may also round partial sums to the output type, so allow ~5u (8u for fp8, whose
 //    tensor-core accumulation is not a full fp32 one).
-double matmul_tolerance(matmul_dtype dtype, std::int64_t k) {
+double matmul_tolerance(dtype d, std::int64_t k) {
   const double u32 = std::ldexp(1.0, -24);
   const double accumulation = 8 * u32 * std::sqrt(static_cast<double>(k)) + 1e-6;
-  switch (dtype) {
-    case matmul_dtype::fp32: return accumulation;
-    case matmul_dtype::tf32: return 5e-3 + accumulation;
-    case matmul_dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;  // ~4.9e-3
-    case matmul_dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;    // ~2.0e-2
-    case matmul_dtype::fp8: return 8 * std::ldexp(1.0, -8) + accumulation;     // ~3.1e-2
+  switch (d) {
+    case dtype::fp32: return accumulation;
+    case dtype::tf32: return 5e-3 + accumulation;
+    case dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;     // ~4.9e-3
+    case dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;       // ~2.0e-2
+    case dtype::fp8_e4m3: return 8 * std::ldexp(1.0, -8) + accumulation;  // ~3.1e-2
   }
   return 0;
 }
 
 namespace {
 
-const char* dtype_name(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32: return "fp32";
-    case matmul_dtype::tf32: return "tf32";
-    case matmul_dtype::fp16: return "fp16";
-    case matmul_dtype::bf16: return "bf16";
-    case matmul_dtype::fp8: return "fp8";
-  }
-  return "?";
-}
+// The inputs are `d` (tf32: fp32 storage); the output is too, except that fp8 writes bf16.
+dtype output_dtype(dtype d) { return d == dtype::fp8_e4m3 ? dtype::bf16 : storage_dtype(d); }
 
-std::size_t input_bytes(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return 4;
-    case matmul_dtype::fp16:
-    case matmul_dtype::bf16: return 2;
-    case matmul_dtype::fp8: return 1;
-  }
-  return 0;
-}
-
-std::size_t output_bytes(matmul_dtype d) { return d == matmul_dtype::fp32 || d == matmul_dtype::tf32 ? 4 : 2; }
-
-kernels::gemm_elem input_elem(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
-    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
-    case matmul_dtype::bf16: return kernels::gemm_elem::bf16;
-    case matmul_dtype::fp8: return kernels::gemm_elem::e4m3;
-  }
-  return kernels::gemm_elem::f32;
-}
-
-kernels::gemm_elem output_elem(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
-    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
-    case matmul_dtype::bf16:
-    case matmul_dtype::fp8: return kernels::gemm_elem::bf16;
-  }
-  return kernels::gemm_elem::f32;
-}
-
-struct lt_types {
-  cudaDataType_t in = CUDA_R_32F, out = CUDA_R_32F;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-};
-
-lt_types lt_types_for(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case matmul_dtype::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::fp8:
-#if CUDART_VERSION >= 11080
-      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-#else
-      break;
-#endif
-  }
-  throw unsupported_error("matmul: fp8 needs CUDA 11.8+ headers");
-}
-
-void fill_input(matmul_dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
+void fill_input(dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
   // Uniform in [-1, 1): every value is representable in e4m3 too (max 448), so no scaling needed.
   switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::bf16:
+    case dtype::fp32:
+    case dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::bf16:
       return kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::fp8:
+    case dtype::fp8_e4m3:
       return kernels::fill_uniform(static_cast<__nv_fp8_e4m3*>(p), count, seed, -1.f, 1.f, stream);
   }
 }
@@ -282,10 +214,10 @@ matmul_workload::matmul_workload(const workload_spec& spec)
 
 matmul_workload::~matmul_workload() = default;
 
-std::size_t matmul_workload::output_element_bytes() const { return output_bytes(dtype_); }
+std::size_t matmul_workload::output_element_bytes() const { return dtype_bytes(output_dtype(dtype_)); }
 
 void matmul_workload::setup(run_context& ctx) {
-  if (dtype_ == matmul_dtype::fp8) {
+  if (dtype_ == dtype::fp8_e4m3) {
     cudaDeviceProp local{};
     const cudaDeviceProp* props = ctx.props;
     if (!props) {
@@ -296,37 +228,37 @@ void matmul_workload::setup(run_context& ctx) {
       throw unsupported_error(fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})",
                                           props->major, props->minor));
   }
-  const lt_types types = lt_types_for(dtype_);  // throws for fp8 on pre-11.8 headers
+  const cudaDataType_t in_type = cuda_data_type(dtype_), out_type = cuda_data_type(output_dtype(dtype_));
 
   const std::size_t batch = static_cast<std::size_t>(batch_);
   const std::size_t a_count = batch * m_ * k_, b_count = batch * n_ * k_, c_count = batch * m_ * n_;
   lt_ = std::make_unique<blaslt_context>(std::size_t{64} << 20);  // generous: lets split-K algorithms compete
-  a_ = device_buffer<std::byte>(a_count * input_bytes(dtype_));
-  b_ = device_buffer<std::byte>(b_count * input_bytes(dtype_));
-  c_ = device_buffer<std::byte>(c_count * output_bytes(dtype_));
+  a_ = device_buffer<std::byte>(a_count * dtype_bytes(dtype_));
+  b_ = device_buffer<std::byte>(b_count * dtype_bytes(dtype_));
+  c_ = device_buffer<std::byte>(c_count * dtype_bytes(output_dtype(dtype_)));
   fill_input(dtype_, a_.get(), a_count, kernels::splitmix64(ctx.seed + 1), ctx.stream);
   fill_input(dtype_, b_.get(), b_count, kernels::splitmix64(ctx.seed + 2), ctx.stream);
 
   // Column-major view (see matmul.hpp): C^T[n x m] = op_T(B)[n x k] · A^T[k x m]; all three stored
   // with leading dimension = their contiguous row length.
   plan_ = std::make_unique<matmul_lt_plan>();
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan_->op, types.compute, CUDA_R_32F));
+  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan_->op, cublas_compute_type(dtype_), CUDA_R_32F));
   const cublasOperation_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
   CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof(op_t)));
   CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof(op_n)));
   // fp8: default scales (1.0) and no fast accumulation, like torch._scaled_mm's defaults.
-  plan_->a = make_layout(types.in, k_, n_, k_, batch_, n_ * k_);
-  plan_->b = make_layout(types.in, k_, m_, k_, batch_, m_ * k_);
-  plan_->c = make_layout(types.out, n_, m_, n_, batch_, m_ * n_);
+  plan_->a = make_layout(in_type, k_, n_, k_, batch_, n_ * k_);
+  plan_->b = make_layout(in_type, k_, m_, k_, batch_, m_ * k_);
+  plan_->c = make_layout(out_type, n_, m_, n_, batch_, m_ * n_);
 
   cublasLtMatmulPreference_t pref = nullptr;
   CUDABENCH_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   const std::size_t ws = lt_->workspace_bytes();
   cublasStatus_t st =
       cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  const std::uint32_t align_a = batch_alignment(n_ * k_, input_bytes(dtype_), batch_);  // cuBLAS's A = our B
-  const std::uint32_t align_b = batch_alignment(m_ * k_, input_bytes(dtype_), batch_);
-  const std::uint32_t align_c = batch_alignment(m_ * n_, output_bytes(dtype_), batch_);
+  const std::uint32_t align_a = batch_alignment(n_ * k_, dtype_bytes(dtype_), batch_);  // cuBLAS's A = our B
+  const std::uint32_t align_b = batch_alignment(m_ * k_, dtype_bytes(dtype_), batch_);
+  const std::uint32_t align_c = batch_alignment(m_ * n_, dtype_bytes(output_dtype(dtype_)), batch_);
   const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
@@ -469,8 +401,8 @@ validation_outcome matmul_workload::check_output(run_context& ctx) {
   device_buffer<kernels::gemm_sample_result> d_results(samples.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice,
                                        ctx.stream));
-  kernels::reference_gemm_samples(input_elem(dtype_), output_elem(dtype_), a_.get(), b_.get(), c_.get(), m_, n_, k_,
-                                  d_samples.get(), count, d_results.get(), ctx.stream);
+  kernels::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_, n_,
+                                  k_, d_samples.get(), count, d_results.get(), ctx.stream);
   std::vector<kernels::gemm_sample_result> results(samples.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost,
                                        ctx.stream));
