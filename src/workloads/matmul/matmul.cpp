@@ -1,7 +1,6 @@
-// See matmul.hpp. cuBLASLt is called directly (not through lt_matmul) because the plan keeps
-// several heuristic candidates and times them once at setup: the heuristic's first choice is not
-// always the fastest, and picking the measured best is what lets us match or beat frameworks that
-// call the same library.
+// See matmul.hpp. The plan keeps several of the heuristic's candidates (lt_matmul::candidates)
+// and times them once at setup: the heuristic's first choice is not always the fastest, and
+// picking the measured best is what lets us match or beat frameworks that call the same library.
 #include "workloads/matmul/matmul.hpp"
 
 #include <algorithm>
@@ -87,6 +86,12 @@ namespace {
 // The inputs are `d` (tf32: fp32 storage); the output is too, except that fp8 writes bf16.
 dtype output_dtype(dtype d) { return d == dtype::fp8_e4m3 ? dtype::bf16 : storage_dtype(d); }
 
+gemm_types lt_types_for(dtype d) {
+  gemm_types t = gemm_types_of(d);
+  t.c = cuda_data_type(output_dtype(d));
+  return t;
+}
+
 void fill_input(dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
   // Uniform in [-1, 1): every value is representable in e4m3 too (max 448), so no scaling needed.
   switch (d) {
@@ -106,56 +111,17 @@ constexpr int max_samples = 1024;
 
 }  // namespace
 
-// cuBLASLt descriptors for one GEMM and the algorithm chosen at setup.
+// The planned GEMM (descriptors and the algorithm chosen at setup) and how it was chosen.
 struct matmul_lt_plan {
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // cuBLAS's A (our B), B (our A), C
-  cublasLtMatmulAlgo_t algo{};
+  lt_matmul gemm;       // cuBLAS's A is our B, its B our A (see setup)
   int candidate = -1;   // index among the heuristic's candidates
   int candidates = 0;   // how many there were
   std::string choice;  // which candidate won and how, for the validation message
 
-  matmul_lt_plan() = default;
-  matmul_lt_plan(const matmul_lt_plan&) = delete;
-  matmul_lt_plan& operator=(const matmul_lt_plan&) = delete;
-  ~matmul_lt_plan() {
-    if (a) cublasLtMatrixLayoutDestroy(a);
-    if (b) cublasLtMatrixLayoutDestroy(b);
-    if (c) cublasLtMatrixLayoutDestroy(c);
-    if (op) cublasLtMatmulDescDestroy(op);
-  }
+  explicit matmul_lt_plan(lt_matmul g) : gemm(std::move(g)) {}
 };
 
 namespace {
-
-cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                                   int batch, std::int64_t stride) {
-  cublasLtMatrixLayout_t l = nullptr;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows),
-                                                    static_cast<std::uint64_t>(cols), ld));
-  if (batch > 1) {
-    // Destroy `l` ourselves if an attribute write fails: nothing owns it yet.
-    const cublasStatus_t s1 =
-        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch));
-    const cublasStatus_t s2 =
-        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride));
-    if (s1 != CUBLAS_STATUS_SUCCESS || s2 != CUBLAS_STATUS_SUCCESS) {
-      cublasLtMatrixLayoutDestroy(l);
-      CUDABENCH_CHECK_CUBLAS(s1 != CUBLAS_STATUS_SUCCESS ? s1 : s2);
-    }
-  }
-  return l;
-}
-
-// The alignment every batch's base pointer has: cudaMalloc gives 256 bytes, a batch stride may give
-// less. cuBLASLt assumes 256 unless told, and would pick vectorised kernels that fault otherwise.
-std::uint32_t batch_alignment(std::int64_t stride_elements, std::size_t element_bytes, int batch) {
-  std::uint32_t a = 256;
-  const std::uint64_t stride = static_cast<std::uint64_t>(stride_elements) * element_bytes;
-  if (batch > 1)
-    while (a > 1 && stride % a != 0) a /= 2;
-  return a;
-}
 
 int algo_config_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   // Attributes are 16- or 32-bit; cuBLASLt wants the exact size, so ask for it first.
@@ -228,7 +194,6 @@ void matmul_workload::setup(run_context& ctx) {
       throw unsupported_error(fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})",
                                           props->major, props->minor));
   }
-  const cudaDataType_t in_type = cuda_data_type(dtype_), out_type = cuda_data_type(output_dtype(dtype_));
 
   const std::size_t batch = static_cast<std::size_t>(batch_);
   const std::size_t a_count = batch * m_ * k_, b_count = batch * n_ * k_, c_count = batch * m_ * n_;
@@ -239,51 +204,19 @@ void matmul_workload::setup(run_context& ctx) {
   fill_input(dtype_, a_.get(), a_count, kernels::splitmix64(ctx.seed + 1), ctx.stream);
   fill_input(dtype_, b_.get(), b_count, kernels::splitmix64(ctx.seed + 2), ctx.stream);
 
-  // Column-major view (see matmul.hpp): C^T[n x m] = op_T(B)[n x k] · A^T[k x m]; all three stored
-  // with leading dimension = their contiguous row length.
-  plan_ = std::make_unique<matmul_lt_plan>();
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan_->op, cublas_compute_type(dtype_), CUDA_R_32F));
-  const cublasOperation_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof(op_t)));
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof(op_n)));
-  // fp8: default scales (1.0) and no fast accumulation, like torch._scaled_mm's defaults.
-  plan_->a = make_layout(in_type, k_, n_, k_, batch_, n_ * k_);
-  plan_->b = make_layout(in_type, k_, m_, k_, batch_, m_ * k_);
-  plan_->c = make_layout(out_type, n_, m_, n_, batch_, m_ * n_);
-
-  cublasLtMatmulPreference_t pref = nullptr;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-  const std::size_t ws = lt_->workspace_bytes();
-  cublasStatus_t st =
-      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  const std::uint32_t align_a = batch_alignment(n_ * k_, dtype_bytes(dtype_), batch_);  // cuBLAS's A = our B
-  const std::uint32_t align_b = batch_alignment(m_ * k_, dtype_bytes(dtype_), batch_);
-  const std::uint32_t align_c = batch_alignment(m_ * n_, dtype_bytes(output_dtype(dtype_)), batch_);
-  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c}};
-  for (const auto& [attr, value] : alignments)
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
-  std::vector<cublasLtMatmulHeuristicResult_t> heur(max_candidates);
-  int found = 0;
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(lt_->handle(), plan_->op, plan_->a, plan_->b, plan_->c, plan_->c, pref,
-                                        max_candidates, heur.data(), &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  std::vector<cublasLtMatmulAlgo_t> candidates;
-  for (int i = 0; i < found; ++i)
-    if (heur[i].state == CUBLAS_STATUS_SUCCESS && heur[i].workspaceSize <= ws) candidates.push_back(heur[i].algo);
-  if (st != CUBLAS_STATUS_SUCCESS || candidates.empty())
+  // C = A·B^T is the linear-layer form (see matmul.hpp): cuBLAS's column-major view is
+  // C^T[n x m] = op_T(B)[n x k] · A^T[k x m], so B is its A and our A its B.
+  const gemm_shape shape = linear_shape(m_, n_, k_, batch_);
+  plan_ = std::make_unique<matmul_lt_plan>(lt_matmul::describe(*lt_, shape, lt_types_for(dtype_)));
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  const std::vector<cublasLtMatmulAlgo_t> candidates = plan_->gemm.candidates(max_candidates, &st);
+  if (candidates.empty())
     throw unsupported_error(fmt::format("cuBLASLt has no {} algorithm for m={} n={} k={} batch={} ({})",
                                         dtype_name(dtype_), m_, n_, k_, batch_, cublasGetStatusName(st)));
 
   // Time the candidates (the inputs are already filled, so this is the real problem).
-  static const float one = 1.0f, zero = 0.0f;
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
-    return cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero, c_.get(),
-                          plan_->c, c_.get(), plan_->c, &algo, lt_->workspace(), lt_->workspace_bytes(), ctx.stream);
+    return plan_->gemm.try_run(algo, b_.get(), a_.get(), c_.get(), ctx.stream);
   };
   CUDABENCH_CHECK_CUBLAS(launch(candidates[0]));
   plan_->candidates = static_cast<int>(candidates.size());
@@ -299,7 +232,7 @@ void matmul_workload::setup(run_context& ctx) {
       throw input_error(fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
                                     "candidates for this GEMM",
                                     rec->dump(), candidates.size()));
-    plan_->algo = candidates[static_cast<std::size_t>(plan_->candidate)];
+    plan_->gemm.use(candidates[static_cast<std::size_t>(plan_->candidate)]);
     plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
   } else {
     // Warm up with the heuristic's first candidate for at least 30 ms of GPU time (batches that
@@ -312,7 +245,7 @@ void matmul_workload::setup(run_context& ctx) {
       warm_ms += ms;
       one_run_ms = static_cast<double>(ms) / batch;
     }
-    plan_->algo = candidates[0];
+    plan_->gemm.use(candidates[0]);
     plan_->candidate = 0;
     plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
     // Skip tuning when there is nothing to choose from or one run is so long that tuning would
@@ -339,31 +272,28 @@ void matmul_workload::setup(run_context& ctx) {
         throw cuda_error(
             fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
       }
-      plan_->algo = candidates[best];
+      plan_->gemm.use(candidates[best]);
       plan_->candidate = static_cast<int>(best);
       plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
                                   candidates.size(), per_run[best], per_run[0]);
     }
   }
   plan_->choice += fmt::format(", split-k {}, reduction scheme {}",
-                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
-                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
+                               algo_config_int(plan_->gemm.algorithm(), CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                               algo_config_int(plan_->gemm.algorithm(), CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
 }
 
 nlohmann::ordered_json matmul_workload::tuning() const {
   if (!plan_ || plan_->candidate < 0) return nlohmann::ordered_json::object();
-  nlohmann::ordered_json algo = algo_config_json(plan_->algo);
+  nlohmann::ordered_json algo = algo_config_json(plan_->gemm.algorithm());
   algo["candidate"] = plan_->candidate;
   algo["of"] = plan_->candidates;
   return {{"algorithm", std::move(algo)}};
 }
 
 void matmul_workload::run(cudaStream_t stream) {
-  static const float one = 1.0f, zero = 0.0f;  // host pointer mode; beta = 0 so C is never read
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero,
-                                        c_.get(), plan_->c, c_.get(), plan_->c, &plan_->algo, lt_->workspace(),
-                                        lt_->workspace_bytes(), stream));
+  plan_->gemm.run(b_.get(), a_.get(), c_.get(), stream);  // cuBLAS's A is our B (see setup)
 }
 
 validation_outcome matmul_workload::verify(run_context& ctx) {
