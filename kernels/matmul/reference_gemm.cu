@@ -68,32 +68,34 @@ void launch(const void* a, const void* b, const void* c, std::int64_t m, std::in
 }
 
 template <class TIn>
-void dispatch_out(gemm_elem out_type, const void* a, const void* b, const void* c, std::int64_t m, std::int64_t n,
+void dispatch_out(dtype out_type, const void* a, const void* b, const void* c, std::int64_t m, std::int64_t n,
                   std::int64_t k, const gemm_sample* samples, int count, gemm_sample_result* out,
                   cudaStream_t stream) {
   switch (out_type) {
-    case gemm_elem::f32: return launch<TIn, float>(a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::f16: return launch<TIn, __half>(a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::bf16: return launch<TIn, __nv_bfloat16>(a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::e4m3: break;
+    case dtype::fp32: return launch<TIn, float>(a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::fp16: return launch<TIn, __half>(a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::bf16: return launch<TIn, __nv_bfloat16>(a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::tf32:
+    case dtype::fp8_e4m3: break;
   }
   throw std::invalid_argument("reference_gemm_samples: unsupported output type");
 }
 
 }  // namespace
 
-void reference_gemm_samples(gemm_elem in_type, gemm_elem out_type, const void* a, const void* b, const void* c,
+void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c,
                             std::int64_t m, std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
                             gemm_sample_result* out, cudaStream_t stream) {
   if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("reference_gemm_samples: empty matrix");
   if (count <= 0) return;
   switch (in_type) {
-    case gemm_elem::f32: return dispatch_out<float>(out_type, a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::f16: return dispatch_out<__half>(out_type, a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::bf16:
+    case dtype::fp32: return dispatch_out<float>(out_type, a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::fp16: return dispatch_out<__half>(out_type, a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::bf16:
       return dispatch_out<__nv_bfloat16>(out_type, a, b, c, m, n, k, samples, count, out, stream);
-    case gemm_elem::e4m3:
+    case dtype::fp8_e4m3:
       return dispatch_out<__nv_fp8_e4m3>(out_type, a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::tf32: break;
   }
   throw std::invalid_argument("reference_gemm_samples: unsupported input type");
 }

@@ -11,10 +11,9 @@
 
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels {
+#include "cudabench/dtype.hpp"
 
-// Element types the reference reads (inputs A and B share one type).
-enum class gemm_elem { f32, f16, bf16, e4m3 };
+namespace cudabench::kernels {
 
 struct gemm_sample {
   std::int32_t batch = 0, row = 0, col = 0;  // row in [0, m), col in [0, n)
@@ -26,8 +25,9 @@ struct gemm_sample_result {
   double l2 = 0;   // || (a_l * b_l)_l ||_2: the magnitude of the terms, for a relative error
 };
 
-// One warp per sample. `samples` and `out` are device arrays of `count` entries.
-void reference_gemm_samples(gemm_elem in_type, gemm_elem out_type, const void* a, const void* b, const void* c,
+// One warp per sample. `samples` and `out` are device arrays of `count` entries. Inputs A and B
+// share `in_type`; both types are storage types (fp32, fp16, bf16, or fp8 for the inputs).
+void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c,
                             std::int64_t m, std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
                             gemm_sample_result* out, cudaStream_t stream);
 

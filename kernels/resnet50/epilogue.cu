@@ -28,12 +28,12 @@ __global__ void bias_residual_relu_kernel(T* __restrict__ y, const T* __restrict
 
 }  // namespace
 
-void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k, int pq,
+void bias_residual_relu(void* y, const void* bias, const void* z, dtype type, bool nhwc, long long count, int k, int pq,
                         cudaStream_t stream) {
   assert(y && bias && count > 0 && k > 0 && pq > 0 && count % (static_cast<long long>(k) * pq) == 0);
   constexpr int block = 256;
   const unsigned grid = static_cast<unsigned>((count + block - 1) / block);
-  if (half)
+  if (type == dtype::fp16)
     bias_residual_relu_kernel<__half><<<grid, block, 0, stream>>>(
         static_cast<__half*>(y), static_cast<const __half*>(bias), static_cast<const __half*>(z), nhwc, count, k, pq);
   else

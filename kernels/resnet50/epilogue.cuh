@@ -6,9 +6,12 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include "cudabench/dtype.hpp"
+
 namespace cudabench::kernels::resnet {
 
-void bias_residual_relu(void* y, const void* bias, const void* z, bool half, bool nhwc, long long count, int k, int pq,
+// `type`: fp16 (__half tensors) or fp32 (float).
+void bias_residual_relu(void* y, const void* bias, const void* z, dtype type, bool nhwc, long long count, int k, int pq,
                         cudaStream_t stream);
 
 }  // namespace cudabench::kernels::resnet

@@ -45,12 +45,12 @@ __global__ void adamw_kernel(float* __restrict__ p, T* __restrict__ copy, const 
 }  // namespace
 
 void adamw_step(float* master, void* half_copy, const float* grad, float* m, float* v, std::size_t n,
-                const scaler_state* state, const adamw_hparams& hp, half_kind kind, cudaStream_t stream) {
+                const scaler_state* state, const adamw_hparams& hp, dtype kind, cudaStream_t stream) {
   if (n == 0) return;
   constexpr int threads = 256;
   const std::size_t needed = (n + threads - 1) / threads;
   const unsigned blocks = static_cast<unsigned>(needed < 16384 ? needed : 16384);
-  if (kind == half_kind::fp16)
+  if (kind == dtype::fp16)
     adamw_kernel<<<blocks, threads, 0, stream>>>(master, static_cast<__half*>(half_copy), grad, m, v, n, state, hp);
   else
     adamw_kernel<<<blocks, threads, 0, stream>>>(master, static_cast<__nv_bfloat16*>(half_copy), grad, m, v, n, state,

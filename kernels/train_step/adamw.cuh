@@ -26,6 +26,6 @@ struct adamw_hparams {
 
 // half_copy: __half or __nv_bfloat16 per `kind` (the compute weights the next forward uses).
 void adamw_step(float* master, void* half_copy, const float* grad, float* m, float* v, std::size_t n,
-                const scaler_state* state, const adamw_hparams& hp, half_kind kind, cudaStream_t stream);
+                const scaler_state* state, const adamw_hparams& hp, dtype kind, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

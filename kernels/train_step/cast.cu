@@ -21,12 +21,12 @@ __global__ void cast_kernel(T* __restrict__ dst, const float* __restrict__ src, 
 
 }  // namespace
 
-void cast_from_float(void* dst, const float* src, std::size_t n, half_kind kind, cudaStream_t stream) {
+void cast_from_float(void* dst, const float* src, std::size_t n, dtype kind, cudaStream_t stream) {
   if (n == 0) return;
   constexpr int threads = 256;
   const std::size_t needed = (n + threads - 1) / threads;
   const unsigned blocks = static_cast<unsigned>(needed < 65536 ? needed : 65536);
-  if (kind == half_kind::fp16)
+  if (kind == dtype::fp16)
     cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__half*>(dst), src, n);
   else
     cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), src, n);

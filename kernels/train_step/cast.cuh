@@ -6,11 +6,11 @@
 
 #include <cuda_runtime.h>
 
+#include "cudabench/dtype.hpp"
+
 namespace cudabench::kernels {
 
-enum class half_kind { fp16, bf16 };
-
-// dst: __half* (fp16) or __nv_bfloat16* (bf16), `n` elements.
-void cast_from_float(void* dst, const float* src, std::size_t n, half_kind kind, cudaStream_t stream);
+// dst: __half* (kind fp16) or __nv_bfloat16* (kind bf16, the only other kind), `n` elements.
+void cast_from_float(void* dst, const float* src, std::size_t n, dtype kind, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

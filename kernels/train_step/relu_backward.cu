@@ -22,7 +22,7 @@ __global__ void relu_mask_kernel(std::uint16_t* __restrict__ dx, const std::uint
 
 }  // namespace
 
-void relu_backward_inplace(void* dx, const void* out, std::size_t n, half_kind /*kind*/, cudaStream_t stream) {
+void relu_backward_inplace(void* dx, const void* out, std::size_t n, dtype /*kind*/, cudaStream_t stream) {
   if (n == 0) return;
   constexpr int threads = 256;
   const std::size_t needed = (n + threads - 1) / threads;

@@ -11,6 +11,6 @@
 namespace cudabench::kernels {
 
 // dx, out: __half or __nv_bfloat16 per `kind`.
-void relu_backward_inplace(void* dx, const void* out, std::size_t n, half_kind kind, cudaStream_t stream);
+void relu_backward_inplace(void* dx, const void* out, std::size_t n, dtype kind, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

@@ -143,11 +143,11 @@ const char* attention_variant_name(attention_variant v) {
 
 bool attention_head_dim_supported(int head_dim) { return head_dim == 16 || head_dim == 32 || head_dim == 64; }
 void attention_forward(const attention_args& a, cudaStream_t stream) {
-  if (!a.fp16 && a.head_dim == 64) {
+  if (a.type != dtype::fp16 && a.head_dim == 64) {
     if (a.variant == attention_variant::tf32x3_two_pass) return attention_forward_tf32x3(a, stream);
     if (a.variant == attention_variant::tf32x3_flash) return attention_forward_flash_tf32x3(a, stream);
   }
-  if (a.fp16)
+  if (a.type == dtype::fp16)
     dispatch<__half>(a, stream);
   else
     dispatch<float>(a, stream);

@@ -14,6 +14,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "cudabench/dtype.hpp"
+
 namespace cudabench::kernels {
 
 // Which kernel computes fp32 attention with head_dim 64 (fp16 and other head_dims always use the
@@ -34,7 +36,7 @@ struct attention_args {
   std::int64_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;  // row strides in elements
   int batch = 0, heads = 0, head_dim = 0;
   int sq = 0, sk = 0;  // query and key sequence lengths (tokens b*sq .. of Q, b*sk .. of K/V)
-  bool fp16 = false;   // element type of Q, K, V, O: __half if true, else float (math is fp32)
+  dtype type = dtype::fp32;  // element type of Q, K, V, O: fp32 (float) or fp16 (__half); math is fp32
   // Used for fp32 with head_dim 64 only; everything else runs the CUDA-core kernel.
   attention_variant variant = attention_variant::tf32x3_two_pass;
 };

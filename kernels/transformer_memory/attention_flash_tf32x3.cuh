@@ -19,7 +19,7 @@
 
 namespace cudabench::kernels {
 
-// a.fp16 must be false, a.head_dim 64 and rows 8-byte aligned (std::invalid_argument otherwise).
+// a.type must be fp32, a.head_dim 64 and rows 8-byte aligned (std::invalid_argument otherwise).
 void attention_forward_flash_tf32x3(const attention_args& a, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

@@ -169,7 +169,8 @@ __global__ void __launch_bounds__(warps * 32)
 }  // namespace
 
 void attention_forward_tf32x3(const attention_args& a, cudaStream_t stream) {
-  if (a.fp16 || a.head_dim != hd) throw std::invalid_argument("attention_tf32x3: fp32 with head_dim 64 only");
+  if (a.type == dtype::fp16 || a.head_dim != hd)
+    throw std::invalid_argument("attention_tf32x3: fp32 with head_dim 64 only");
   if (a.batch <= 0 || a.heads <= 0 || a.sq <= 0 || a.sk <= 0) throw std::invalid_argument("attention: empty shape");
   if (a.batch > 65535 || a.heads > 65535) throw std::invalid_argument("attention: batch/heads exceed grid limits");
   // float4 global accesses: every row start and head offset must be 16-byte aligned.

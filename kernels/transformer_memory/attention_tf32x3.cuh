@@ -18,7 +18,7 @@
 
 namespace cudabench::kernels {
 
-// a.fp16 must be false and a.head_dim 64 (std::invalid_argument otherwise).
+// a.type must be fp32 and a.head_dim 64 (std::invalid_argument otherwise).
 void attention_forward_tf32x3(const attention_args& a, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

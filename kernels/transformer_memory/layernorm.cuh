@@ -9,10 +9,12 @@
 
 #include <cuda_runtime.h>
 
+#include "cudabench/dtype.hpp"
+
 namespace cudabench::kernels {
 
-// `x`, `gamma`, `beta` are float, or __half when fp16 (statistics are computed in fp32).
+// `x`, `gamma`, `beta` are float (type fp32) or __half (fp16); statistics are computed in fp32.
 void layernorm_inplace(void* x, const void* gamma, const void* beta, std::int64_t rows, int cols, float eps,
-                       bool fp16, cudaStream_t stream);
+                       dtype type, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

@@ -165,10 +165,10 @@ TEST(matmul_metrics, time_then_tflops) {
 
 TEST(matmul_metrics, tolerances_ordered_by_precision) {
   // FP32 must stay well below what TF32 rounding would produce (~1e-3), even at k = 8192.
-  EXPECT_LT(matmul_tolerance(matmul_dtype::fp32, 8192), 1e-4);
-  EXPECT_LT(matmul_tolerance(matmul_dtype::fp32, 512), matmul_tolerance(matmul_dtype::tf32, 512));
-  EXPECT_LT(matmul_tolerance(matmul_dtype::fp16, 512), matmul_tolerance(matmul_dtype::bf16, 512));
-  EXPECT_LE(matmul_tolerance(matmul_dtype::bf16, 512), matmul_tolerance(matmul_dtype::fp8, 512));
+  EXPECT_LT(matmul_tolerance(dtype::fp32, 8192), 1e-4);
+  EXPECT_LT(matmul_tolerance(dtype::fp32, 512), matmul_tolerance(dtype::tf32, 512));
+  EXPECT_LT(matmul_tolerance(dtype::fp16, 512), matmul_tolerance(dtype::bf16, 512));
+  EXPECT_LE(matmul_tolerance(dtype::bf16, 512), matmul_tolerance(dtype::fp8_e4m3, 512));
 }
 
 TEST(matmul_schema, params_in_id_order) {

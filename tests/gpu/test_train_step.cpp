@@ -20,8 +20,6 @@
 namespace cudabench {
 namespace {
 
-using kernels::half_kind;
-
 bool have_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -37,7 +35,7 @@ std::vector<float> download(const float* p, std::size_t n) {
 
 TEST(TrainStep, FirstStepGradientsMatchCpuReference) {
   REQUIRE_GPU();
-  for (half_kind k : {half_kind::fp16, half_kind::bf16}) {
+  for (dtype k : {dtype::fp16, dtype::bf16}) {
     blaslt_context lt;
     train::mlp_trainer t(lt, train::validation_config(k));
     t.init(5, nullptr);
@@ -49,7 +47,7 @@ TEST(TrainStep, FirstStepGradientsMatchCpuReference) {
 
 TEST(TrainStep, LossFallsOverFiftySteps) {
   REQUIRE_GPU();
-  for (half_kind k : {half_kind::fp16, half_kind::bf16}) {
+  for (dtype k : {dtype::fp16, dtype::bf16}) {
     blaslt_context lt;
     train::mlp_trainer t(lt, train::validation_config(k));
     t.init(6, nullptr);
@@ -64,14 +62,14 @@ TEST(TrainStep, LossFallsOverFiftySteps) {
 TEST(TrainStep, CorruptedComputeWeightFailsValidation) {
   REQUIRE_GPU();
   blaslt_context lt;
-  train::mlp_trainer t(lt, train::validation_config(half_kind::fp16));
+  train::mlp_trainer t(lt, train::validation_config(dtype::fp16));
   t.init(7, nullptr);
   // The 16-bit copy the GEMMs use no longer matches the fp32 master the reference uses.
   const std::uint16_t bad = 0x4500;  // 5.0 in fp16
   auto* w16 = static_cast<std::uint16_t*>(t.weights16());
   for (int i = 0; i < 256; ++i)  // a column of layer 1's weights
     CUDABENCH_CHECK_CUDA(cudaMemcpy(w16 + t.cfg().params_per_layer() + i * 256 + 3, &bad, 2, cudaMemcpyHostToDevice));
-  const validation_outcome v = train::check_first_step_gradients(t, nullptr, train::gradient_tolerance(half_kind::fp16));
+  const validation_outcome v = train::check_first_step_gradients(t, nullptr, train::gradient_tolerance(dtype::fp16));
   std::printf("corrupted: %s\n", v.message.c_str());
   EXPECT_FALSE(v.passed);
 }
@@ -79,7 +77,7 @@ TEST(TrainStep, CorruptedComputeWeightFailsValidation) {
 TEST(TrainStep, OverflowSkipsTheStepAndHalvesTheScale) {
   REQUIRE_GPU();
   blaslt_context lt;
-  train::mlp_trainer t(lt, train::validation_config(half_kind::fp16));
+  train::mlp_trainer t(lt, train::validation_config(dtype::fp16));
   t.init(8, nullptr);
   const std::size_t n = t.cfg().params();
   const std::vector<float> w0 = download(t.master(), n);
@@ -107,7 +105,7 @@ TEST(TrainStep, OverflowSkipsTheStepAndHalvesTheScale) {
 TEST(TrainStep, ScaleGrowsAfterTheGrowthInterval) {
   REQUIRE_GPU();
   blaslt_context lt;
-  train::mlp_config c = train::validation_config(half_kind::bf16);
+  train::mlp_config c = train::validation_config(dtype::bf16);
   c.scaler.interval = 3;
   train::mlp_trainer t(lt, c);
   t.init(9, nullptr);

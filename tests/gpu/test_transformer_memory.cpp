@@ -40,12 +40,12 @@ validation_outcome validate(const transformer::config& c, std::uint64_t seed) {
   transformer::model m(lt, c);
   m.init_random(seed, nullptr);
   const transformer::host_snapshot snap = transformer::snapshot(m);
-  return transformer::compare_with_reference(m, snap, nullptr, transformer::validation_tolerance(c.fp16));
+  return transformer::compare_with_reference(m, snap, nullptr, transformer::validation_tolerance(c.dtype));
 }
 
 TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64) {
   REQUIRE_GPU();
-  const validation_outcome v = validate(transformer::validation_config(false), 1);
+  const validation_outcome v = validate(transformer::validation_config(dtype::fp32), 1);
   std::printf("%s\n", v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
   EXPECT_LE(v.max_rel_error, 1e-4);
@@ -56,7 +56,7 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64EveryAttentionVariant) {
   REQUIRE_GPU();
   for (auto variant : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
                        kernels::attention_variant::tf32x3_flash}) {
-    transformer::config c = transformer::validation_config(false);
+    transformer::config c = transformer::validation_config(dtype::fp32);
     c.attention = variant;
     const validation_outcome v = validate(c, 1);
     std::printf("%s\n", v.message.c_str());
@@ -70,7 +70,7 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64EveryAttentionVariant) {
 TEST(TransformerMemory, AttentionTunerPicksAWorkingVariant) {
   REQUIRE_GPU();
   blaslt_context lt;
-  transformer::config c = transformer::validation_config(false);
+  transformer::config c = transformer::validation_config(dtype::fp32);
   c.src_len = 130;  // not a multiple of any key tile
   c.tgt_len = 200;
   c.chunk_tokens = 200;
@@ -105,7 +105,7 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim16) {
 
 TEST(TransformerMemory, MatchesCpuReferenceFp16) {
   REQUIRE_GPU();
-  const validation_outcome v = validate(transformer::validation_config(true), 3);
+  const validation_outcome v = validate(transformer::validation_config(dtype::fp16), 3);
   std::printf("%s\n", v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
 }
@@ -113,7 +113,7 @@ TEST(TransformerMemory, MatchesCpuReferenceFp16) {
 TEST(TransformerMemory, CorruptedWeightFailsValidation) {
   REQUIRE_GPU();
   blaslt_context lt;
-  const transformer::config c = transformer::validation_config(false);
+  const transformer::config c = transformer::validation_config(dtype::fp32);
   transformer::model m(lt, c);
   m.init_random(4, nullptr);
   const transformer::host_snapshot snap = transformer::snapshot(m);
@@ -213,7 +213,7 @@ TEST(TransformerMemory, WorkloadVerifiesRunsAndStaysWithinItsMemoryPlan) {
       transformer::config c;
       c.batch = 2;
       c.src_len = c.tgt_len = 64;
-      c.fp16 = std::string(dtype) == "fp16";
+      c.dtype = std::string(dtype) == "fp16" ? cudabench::dtype::fp16 : cudabench::dtype::fp32;
       const std::uint64_t setup_bytes = memory_tracker::current() - before;
       std::printf("%s: setup allocated %llu bytes, plan %llu + 8 MiB workspace\n", dtype,
                   static_cast<unsigned long long>(setup_bytes),

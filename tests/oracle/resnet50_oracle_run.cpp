@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     } else {
 #ifdef CUDABENCH_HAVE_CUDNN
       resnet::model_options opt;
-      opt.dtype = args["--dtype"] == "fp16" ? resnet::precision::fp16 : resnet::precision::fp32;
+      opt.dtype = args["--dtype"] == "fp16" ? dtype::fp16 : dtype::fp32;
       opt.batch = batch;
       resnet::resnet_model m(a, p, opt);
       m.set_input(images.get(), stream);

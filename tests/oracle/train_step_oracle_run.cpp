@@ -27,12 +27,12 @@ std::vector<float> down32(const float* p, std::size_t n) {
   return v;
 }
 
-std::vector<float> down16(const void* p, std::size_t n, kernels::half_kind k) {
+std::vector<float> down16(const void* p, std::size_t n, dtype k) {
   std::vector<std::uint16_t> raw(n);
   CUDABENCH_CHECK_CUDA(cudaMemcpy(raw.data(), p, n * 2, cudaMemcpyDeviceToHost));
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (k == kernels::half_kind::fp16) {
+    if (k == dtype::fp16) {
       __half_raw h;
       h.x = raw[i];
       v[i] = __half2float(__half(h));
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   try {
     const oracle_io::args a(argc, argv);
     train::mlp_config c;
-    c.kind = a.str("dtype", "fp16") == "bf16" ? kernels::half_kind::bf16 : kernels::half_kind::fp16;
+    c.kind = a.str("dtype", "fp16") == "bf16" ? dtype::bf16 : dtype::fp16;
     c.layers = a.num("layers", 3);
     c.hidden = a.num("hidden", 256);
     c.batch = a.num("batch", 128);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
                                                 {"scale", scale_t},
                                                 {"hparams", hp}});
     std::printf("train_step_oracle_run: %s layers %d hidden %d batch %d, loss %.6g, scale %g -> %s\n",
-                c.kind == kernels::half_kind::fp16 ? "fp16" : "bf16", c.layers, c.hidden, c.batch, loss.data[0],
+                dtype_name(c.kind), c.layers, c.hidden, c.batch, loss.data[0],
                 scale, a.str("out").c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -19,16 +19,16 @@ using namespace cudabench;
 namespace {
 
 void upload(const checkpoint& ck, const std::string& name, const std::vector<std::int64_t>& shape, void* dst,
-            bool fp16) {
+            dtype type) {
   const tensor_info& t = ck.expect(name, {"F32"}, shape);
   const std::size_t n = static_cast<std::size_t>(t.numel());
-  if (!fp16) {
+  if (type != dtype::fp16) {
     CUDABENCH_CHECK_CUDA(cudaMemcpy(dst, ck.data(t), n * 4, cudaMemcpyHostToDevice));
     return;
   }
   device_buffer<float> staging(n);
   CUDABENCH_CHECK_CUDA(cudaMemcpy(staging.get(), ck.data(t), n * 4, cudaMemcpyHostToDevice));
-  kernels::cast_from_float(dst, staging.get(), n, kernels::half_kind::fp16, nullptr);
+  kernels::cast_from_float(dst, staging.get(), n, dtype::fp16, nullptr);
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
@@ -53,24 +53,24 @@ int main(int argc, char** argv) {
     c.batch = static_cast<int>(src->shape[0]);
     c.src_len = static_cast<int>(src->shape[1]);
     c.tgt_len = static_cast<int>(tgt->shape[1]);
-    c.fp16 = a.flag("fp16");
+    c.dtype = a.flag("fp16") ? dtype::fp16 : dtype::fp32;
 
     blaslt_context lt;
     transformer::model m(lt, c);
     m.load_weights(a.str("weights"), nullptr);
-    upload(inputs, "src", src->shape, m.src(), c.fp16);
-    upload(inputs, "tgt", tgt->shape, m.tgt(), c.fp16);
+    upload(inputs, "src", src->shape, m.src(), c.dtype);
+    upload(inputs, "tgt", tgt->shape, m.tgt(), c.dtype);
     // As the workload does: the tuner's attention kernel is the one compared with PyTorch.
     std::printf("transformer_oracle_run: %s\n", m.tune_attention(17, nullptr).c_str());
     m.forward(nullptr);
     CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
     oracle_io::tensor out;
     out.shape = {c.batch, c.tgt_len, c.d_model};
-    out.data = transformer::download_floats(m.output(), m.output_elems(), c.fp16);
+    out.data = transformer::download_floats(m.output(), m.output_elems(), c.dtype);
     oracle_io::write_safetensors(a.str("out"), {{"out", out}});
     std::printf("transformer_oracle_run: d_model %d heads %d layers %d+%d ff %d batch %d src %d tgt %d %s -> %s\n",
                 c.d_model, c.nhead, c.encoder_layers, c.decoder_layers, c.dim_feedforward, c.batch, c.src_len,
-                c.tgt_len, c.fp16 ? "fp16" : "fp32", a.str("out").c_str());
+                c.tgt_len, dtype_name(c.dtype), a.str("out").c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "transformer_oracle_run: %s\n", e.what());

@@ -104,7 +104,7 @@ class engine_impl final : public engine {
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), stream_.get()));
 
     lt_ = std::make_unique<blaslt_context>();
-    const gemm_types types = d == dtype::fp16 ? gemm_types_fp16() : gemm_types_bf16();
+    const gemm_types types = gemm_types_of(d);
     const int H = c.hidden_size, I = c.intermediate_size;
     gemm_qkv_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, c.qkv_rows(), H, types));
     gemm_o_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, c.q_dim(), types));

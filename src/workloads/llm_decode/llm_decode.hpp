@@ -56,7 +56,7 @@ class llm_decode_workload : public workload {
  private:
   std::string model_;
   bool from_checkpoint_ = false;
-  llm::dtype dtype_;
+  dtype dtype_;
   llm::generate_shape shape_;
   llm_config config_;
   llm::weight_source source_;

@@ -21,12 +21,7 @@
 
 namespace cudabench::llm {
 
-dtype dtype_from_string(const std::string& s) {
-  if (s == "fp16") return dtype::fp16;
-  if (s == "bf16") return dtype::bf16;
-  throw input_error(fmt::format("llm_decode: unknown dtype \"{}\" (expected fp16, bf16)", s));
-}
-const char* to_string(dtype d) { return d == dtype::fp16 ? "fp16" : "bf16"; }
+dtype dtype_from_string(const std::string& s) { return parse_dtype(s, "llm_decode", {dtype::fp16, dtype::bf16}); }
 const char* safetensors_dtype(dtype d) { return d == dtype::fp16 ? "F16" : "BF16"; }
 
 std::int64_t tensor_slot::numel() const {

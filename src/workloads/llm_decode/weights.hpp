@@ -20,6 +20,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cudabench/dtype.hpp"
 #include "cudabench/llm_config.hpp"
 
 namespace cudabench {
@@ -28,10 +29,9 @@ class checkpoint;
 
 namespace cudabench::llm {
 
-enum class dtype { fp16, bf16 };
+// The run dtype is fp16 or bf16.
 dtype dtype_from_string(const std::string& s);  // "fp16" / "bf16"; input_error otherwise
-const char* to_string(dtype d);
-const char* safetensors_dtype(dtype d);  // "F16" / "BF16"
+const char* safetensors_dtype(dtype d);         // "F16" / "BF16"
 
 // Where the weights come from.
 struct weight_source {

@@ -1,7 +1,6 @@
-// See matmul.hpp. cuBLASLt is called directly (not through lt_matmul) because the plan keeps
-// several heuristic candidates and times them once at setup: the heuristic's first choice is not
-// always the fastest, and picking the measured best is what lets us match or beat frameworks that
-// call the same library.
+// See matmul.hpp. The plan keeps several of the heuristic's candidates (lt_matmul::candidates)
+// and times them once at setup: the heuristic's first choice is not always the fastest, and
+// picking the measured best is what lets us match or beat frameworks that call the same library.
 #include "workloads/matmul/matmul.hpp"
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/dtype_cuda.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
@@ -52,13 +52,8 @@ kind_schema matmul_schema() {
 
 std::unique_ptr<workload> make_matmul(const workload_spec& spec) { return std::make_unique<matmul_workload>(spec); }
 
-matmul_dtype matmul_dtype_from_string(const std::string& s) {
-  if (s == "fp32") return matmul_dtype::fp32;
-  if (s == "tf32") return matmul_dtype::tf32;
-  if (s == "fp16") return matmul_dtype::fp16;
-  if (s == "bf16") return matmul_dtype::bf16;
-  if (s == "fp8") return matmul_dtype::fp8;
-  throw input_error(fmt::format("matmul: unknown dtype \"{}\" (expected fp32, tf32, fp16, bf16, fp8)", s));
+dtype matmul_dtype_from_string(const std::string& s) {
+  return parse_dtype(s, "matmul", {dtype::fp32, dtype::tf32, dtype::fp16, dtype::bf16, dtype::fp8_e4m3});
 }
 
 // Error measure (matmul.cpp check_output): |got - ref| / max(|ref|, ||a∘b||_2), where ref is the
@@ -73,97 +68,39 @@ matmul_dtype matmul_dtype_from_string(const std::string& s) {
 //  - fp16 / bf16 / fp8 (bf16 out): output rounding (u = 2^-11, 2^-8, 2^-8) dominates; split-K
 //    algorithms may also round partial sums to the output type, so allow ~5u (8u for fp8, whose
 //    tensor-core accumulation is not a full fp32 one).
-double matmul_tolerance(matmul_dtype dtype, std::int64_t k) {
+double matmul_tolerance(dtype d, std::int64_t k) {
   const double u32 = std::ldexp(1.0, -24);
   const double accumulation = 8 * u32 * std::sqrt(static_cast<double>(k)) + 1e-6;
-  switch (dtype) {
-    case matmul_dtype::fp32: return accumulation;
-    case matmul_dtype::tf32: return 5e-3 + accumulation;
-    case matmul_dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;  // ~4.9e-3
-    case matmul_dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;    // ~2.0e-2
-    case matmul_dtype::fp8: return 8 * std::ldexp(1.0, -8) + accumulation;     // ~3.1e-2
+  switch (d) {
+    case dtype::fp32: return accumulation;
+    case dtype::tf32: return 5e-3 + accumulation;
+    case dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;     // ~4.9e-3
+    case dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;       // ~2.0e-2
+    case dtype::fp8_e4m3: return 8 * std::ldexp(1.0, -8) + accumulation;  // ~3.1e-2
   }
   return 0;
 }
 
 namespace {
 
-const char* dtype_name(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32: return "fp32";
-    case matmul_dtype::tf32: return "tf32";
-    case matmul_dtype::fp16: return "fp16";
-    case matmul_dtype::bf16: return "bf16";
-    case matmul_dtype::fp8: return "fp8";
-  }
-  return "?";
+// The inputs are `d` (tf32: fp32 storage); the output is too, except that fp8 writes bf16.
+dtype output_dtype(dtype d) { return d == dtype::fp8_e4m3 ? dtype::bf16 : storage_dtype(d); }
+
+gemm_types lt_types_for(dtype d) {
+  gemm_types t = gemm_types_of(d);
+  t.c = cuda_data_type(output_dtype(d));
+  return t;
 }
 
-std::size_t input_bytes(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return 4;
-    case matmul_dtype::fp16:
-    case matmul_dtype::bf16: return 2;
-    case matmul_dtype::fp8: return 1;
-  }
-  return 0;
-}
-
-std::size_t output_bytes(matmul_dtype d) { return d == matmul_dtype::fp32 || d == matmul_dtype::tf32 ? 4 : 2; }
-
-kernels::gemm_elem input_elem(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
-    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
-    case matmul_dtype::bf16: return kernels::gemm_elem::bf16;
-    case matmul_dtype::fp8: return kernels::gemm_elem::e4m3;
-  }
-  return kernels::gemm_elem::f32;
-}
-
-kernels::gemm_elem output_elem(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::gemm_elem::f32;
-    case matmul_dtype::fp16: return kernels::gemm_elem::f16;
-    case matmul_dtype::bf16:
-    case matmul_dtype::fp8: return kernels::gemm_elem::bf16;
-  }
-  return kernels::gemm_elem::f32;
-}
-
-struct lt_types {
-  cudaDataType_t in = CUDA_R_32F, out = CUDA_R_32F;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-};
-
-lt_types lt_types_for(matmul_dtype d) {
-  switch (d) {
-    case matmul_dtype::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case matmul_dtype::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-    case matmul_dtype::fp8:
-#if CUDART_VERSION >= 11080
-      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-#else
-      break;
-#endif
-  }
-  throw unsupported_error("matmul: fp8 needs CUDA 11.8+ headers");
-}
-
-void fill_input(matmul_dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
+void fill_input(dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStream_t stream) {
   // Uniform in [-1, 1): every value is representable in e4m3 too (max 448), so no scaling needed.
   switch (d) {
-    case matmul_dtype::fp32:
-    case matmul_dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::bf16:
+    case dtype::fp32:
+    case dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::bf16:
       return kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), count, seed, -1.f, 1.f, stream);
-    case matmul_dtype::fp8:
+    case dtype::fp8_e4m3:
       return kernels::fill_uniform(static_cast<__nv_fp8_e4m3*>(p), count, seed, -1.f, 1.f, stream);
   }
 }
@@ -174,56 +111,17 @@ constexpr int max_samples = 1024;
 
 }  // namespace
 
-// cuBLASLt descriptors for one GEMM and the algorithm chosen at setup.
+// The planned GEMM (descriptors and the algorithm chosen at setup) and how it was chosen.
 struct matmul_lt_plan {
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;  // cuBLAS's A (our B), B (our A), C
-  cublasLtMatmulAlgo_t algo{};
+  lt_matmul gemm;       // cuBLAS's A is our B, its B our A (see setup)
   int candidate = -1;   // index among the heuristic's candidates
   int candidates = 0;   // how many there were
   std::string choice;  // which candidate won and how, for the validation message
 
-  matmul_lt_plan() = default;
-  matmul_lt_plan(const matmul_lt_plan&) = delete;
-  matmul_lt_plan& operator=(const matmul_lt_plan&) = delete;
-  ~matmul_lt_plan() {
-    if (a) cublasLtMatrixLayoutDestroy(a);
-    if (b) cublasLtMatrixLayoutDestroy(b);
-    if (c) cublasLtMatrixLayoutDestroy(c);
-    if (op) cublasLtMatmulDescDestroy(op);
-  }
+  explicit matmul_lt_plan(lt_matmul g) : gemm(std::move(g)) {}
 };
 
 namespace {
-
-cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                                   int batch, std::int64_t stride) {
-  cublasLtMatrixLayout_t l = nullptr;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows),
-                                                    static_cast<std::uint64_t>(cols), ld));
-  if (batch > 1) {
-    // Destroy `l` ourselves if an attribute write fails: nothing owns it yet.
-    const cublasStatus_t s1 =
-        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch));
-    const cublasStatus_t s2 =
-        cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride));
-    if (s1 != CUBLAS_STATUS_SUCCESS || s2 != CUBLAS_STATUS_SUCCESS) {
-      cublasLtMatrixLayoutDestroy(l);
-      CUDABENCH_CHECK_CUBLAS(s1 != CUBLAS_STATUS_SUCCESS ? s1 : s2);
-    }
-  }
-  return l;
-}
-
-// The alignment every batch's base pointer has: cudaMalloc gives 256 bytes, a batch stride may give
-// less. cuBLASLt assumes 256 unless told, and would pick vectorised kernels that fault otherwise.
-std::uint32_t batch_alignment(std::int64_t stride_elements, std::size_t element_bytes, int batch) {
-  std::uint32_t a = 256;
-  const std::uint64_t stride = static_cast<std::uint64_t>(stride_elements) * element_bytes;
-  if (batch > 1)
-    while (a > 1 && stride % a != 0) a /= 2;
-  return a;
-}
 
 int algo_config_int(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   // Attributes are 16- or 32-bit; cuBLASLt wants the exact size, so ask for it first.
@@ -282,10 +180,10 @@ matmul_workload::matmul_workload(const workload_spec& spec)
 
 matmul_workload::~matmul_workload() = default;
 
-std::size_t matmul_workload::output_element_bytes() const { return output_bytes(dtype_); }
+std::size_t matmul_workload::output_element_bytes() const { return dtype_bytes(output_dtype(dtype_)); }
 
 void matmul_workload::setup(run_context& ctx) {
-  if (dtype_ == matmul_dtype::fp8) {
+  if (dtype_ == dtype::fp8_e4m3) {
     cudaDeviceProp local{};
     const cudaDeviceProp* props = ctx.props;
     if (!props) {
@@ -296,62 +194,29 @@ void matmul_workload::setup(run_context& ctx) {
       throw unsupported_error(fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})",
                                           props->major, props->minor));
   }
-  const lt_types types = lt_types_for(dtype_);  // throws for fp8 on pre-11.8 headers
 
   const std::size_t batch = static_cast<std::size_t>(batch_);
   const std::size_t a_count = batch * m_ * k_, b_count = batch * n_ * k_, c_count = batch * m_ * n_;
   lt_ = std::make_unique<blaslt_context>(std::size_t{64} << 20);  // generous: lets split-K algorithms compete
-  a_ = device_buffer<std::byte>(a_count * input_bytes(dtype_));
-  b_ = device_buffer<std::byte>(b_count * input_bytes(dtype_));
-  c_ = device_buffer<std::byte>(c_count * output_bytes(dtype_));
+  a_ = device_buffer<std::byte>(a_count * dtype_bytes(dtype_));
+  b_ = device_buffer<std::byte>(b_count * dtype_bytes(dtype_));
+  c_ = device_buffer<std::byte>(c_count * dtype_bytes(output_dtype(dtype_)));
   fill_input(dtype_, a_.get(), a_count, kernels::splitmix64(ctx.seed + 1), ctx.stream);
   fill_input(dtype_, b_.get(), b_count, kernels::splitmix64(ctx.seed + 2), ctx.stream);
 
-  // Column-major view (see matmul.hpp): C^T[n x m] = op_T(B)[n x k] · A^T[k x m]; all three stored
-  // with leading dimension = their contiguous row length.
-  plan_ = std::make_unique<matmul_lt_plan>();
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan_->op, types.compute, CUDA_R_32F));
-  const cublasOperation_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof(op_t)));
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan_->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof(op_n)));
-  // fp8: default scales (1.0) and no fast accumulation, like torch._scaled_mm's defaults.
-  plan_->a = make_layout(types.in, k_, n_, k_, batch_, n_ * k_);
-  plan_->b = make_layout(types.in, k_, m_, k_, batch_, m_ * k_);
-  plan_->c = make_layout(types.out, n_, m_, n_, batch_, m_ * n_);
-
-  cublasLtMatmulPreference_t pref = nullptr;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-  const std::size_t ws = lt_->workspace_bytes();
-  cublasStatus_t st =
-      cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  const std::uint32_t align_a = batch_alignment(n_ * k_, input_bytes(dtype_), batch_);  // cuBLAS's A = our B
-  const std::uint32_t align_b = batch_alignment(m_ * k_, input_bytes(dtype_), batch_);
-  const std::uint32_t align_c = batch_alignment(m_ * n_, output_bytes(dtype_), batch_);
-  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> alignments[] = {
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c}};
-  for (const auto& [attr, value] : alignments)
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
-  std::vector<cublasLtMatmulHeuristicResult_t> heur(max_candidates);
-  int found = 0;
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulAlgoGetHeuristic(lt_->handle(), plan_->op, plan_->a, plan_->b, plan_->c, plan_->c, pref,
-                                        max_candidates, heur.data(), &found);
-  cublasLtMatmulPreferenceDestroy(pref);
-  std::vector<cublasLtMatmulAlgo_t> candidates;
-  for (int i = 0; i < found; ++i)
-    if (heur[i].state == CUBLAS_STATUS_SUCCESS && heur[i].workspaceSize <= ws) candidates.push_back(heur[i].algo);
-  if (st != CUBLAS_STATUS_SUCCESS || candidates.empty())
+  // C = A·B^T is the linear-layer form (see matmul.hpp): cuBLAS's column-major view is
+  // C^T[n x m] = op_T(B)[n x k] · A^T[k x m], so B is its A and our A its B.
+  const gemm_shape shape = linear_shape(m_, n_, k_, batch_);
+  plan_ = std::make_unique<matmul_lt_plan>(lt_matmul::describe(*lt_, shape, lt_types_for(dtype_)));
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  const std::vector<cublasLtMatmulAlgo_t> candidates = plan_->gemm.candidates(max_candidates, &st);
+  if (candidates.empty())
     throw unsupported_error(fmt::format("cuBLASLt has no {} algorithm for m={} n={} k={} batch={} ({})",
                                         dtype_name(dtype_), m_, n_, k_, batch_, cublasGetStatusName(st)));
 
   // Time the candidates (the inputs are already filled, so this is the real problem).
-  static const float one = 1.0f, zero = 0.0f;
   auto launch = [&](const cublasLtMatmulAlgo_t& algo) {
-    return cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero, c_.get(),
-                          plan_->c, c_.get(), plan_->c, &algo, lt_->workspace(), lt_->workspace_bytes(), ctx.stream);
+    return plan_->gemm.try_run(algo, b_.get(), a_.get(), c_.get(), ctx.stream);
   };
   CUDABENCH_CHECK_CUBLAS(launch(candidates[0]));
   plan_->candidates = static_cast<int>(candidates.size());
@@ -367,7 +232,7 @@ void matmul_workload::setup(run_context& ctx) {
       throw input_error(fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
                                     "candidates for this GEMM",
                                     rec->dump(), candidates.size()));
-    plan_->algo = candidates[static_cast<std::size_t>(plan_->candidate)];
+    plan_->gemm.use(candidates[static_cast<std::size_t>(plan_->candidate)]);
     plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
   } else {
     // Warm up with the heuristic's first candidate for at least 30 ms of GPU time (batches that
@@ -380,7 +245,7 @@ void matmul_workload::setup(run_context& ctx) {
       warm_ms += ms;
       one_run_ms = static_cast<double>(ms) / batch;
     }
-    plan_->algo = candidates[0];
+    plan_->gemm.use(candidates[0]);
     plan_->candidate = 0;
     plan_->choice = fmt::format("heuristic's first of {} candidates", candidates.size());
     // Skip tuning when there is nothing to choose from or one run is so long that tuning would
@@ -407,31 +272,28 @@ void matmul_workload::setup(run_context& ctx) {
         throw cuda_error(
             fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
       }
-      plan_->algo = candidates[best];
+      plan_->gemm.use(candidates[best]);
       plan_->candidate = static_cast<int>(best);
       plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
                                   candidates.size(), per_run[best], per_run[0]);
     }
   }
   plan_->choice += fmt::format(", split-k {}, reduction scheme {}",
-                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
-                               algo_config_int(plan_->algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
+                               algo_config_int(plan_->gemm.algorithm(), CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+                               algo_config_int(plan_->gemm.algorithm(), CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
 }
 
 nlohmann::ordered_json matmul_workload::tuning() const {
   if (!plan_ || plan_->candidate < 0) return nlohmann::ordered_json::object();
-  nlohmann::ordered_json algo = algo_config_json(plan_->algo);
+  nlohmann::ordered_json algo = algo_config_json(plan_->gemm.algorithm());
   algo["candidate"] = plan_->candidate;
   algo["of"] = plan_->candidates;
   return {{"algorithm", std::move(algo)}};
 }
 
 void matmul_workload::run(cudaStream_t stream) {
-  static const float one = 1.0f, zero = 0.0f;  // host pointer mode; beta = 0 so C is never read
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmul(lt_->handle(), plan_->op, &one, b_.get(), plan_->a, a_.get(), plan_->b, &zero,
-                                        c_.get(), plan_->c, c_.get(), plan_->c, &plan_->algo, lt_->workspace(),
-                                        lt_->workspace_bytes(), stream));
+  plan_->gemm.run(b_.get(), a_.get(), c_.get(), stream);  // cuBLAS's A is our B (see setup)
 }
 
 validation_outcome matmul_workload::verify(run_context& ctx) {
@@ -469,8 +331,8 @@ validation_outcome matmul_workload::check_output(run_context& ctx) {
   device_buffer<kernels::gemm_sample_result> d_results(samples.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice,
                                        ctx.stream));
-  kernels::reference_gemm_samples(input_elem(dtype_), output_elem(dtype_), a_.get(), b_.get(), c_.get(), m_, n_, k_,
-                                  d_samples.get(), count, d_results.get(), ctx.stream);
+  kernels::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_, n_,
+                                  k_, d_samples.get(), count, d_results.get(), ctx.stream);
   std::vector<kernels::gemm_sample_result> results(samples.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost,
                                        ctx.stream));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cudabench/device_memory.hpp"
+#include "cudabench/dtype.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
@@ -24,11 +25,11 @@ namespace cudabench {
 kind_schema matmul_schema();
 std::unique_ptr<workload> make_matmul(const workload_spec& spec);
 
-enum class matmul_dtype { fp32, tf32, fp16, bf16, fp8 };
-matmul_dtype matmul_dtype_from_string(const std::string& s);  // throws input_error
+// One of matmul's dtypes (fp8 is fp8_e4m3); throws input_error.
+dtype matmul_dtype_from_string(const std::string& s);
 
 // Relative-error tolerance of one dtype at depth k (see matmul.cpp for the derivation).
-double matmul_tolerance(matmul_dtype dtype, std::int64_t k);
+double matmul_tolerance(dtype d, std::int64_t k);
 
 struct matmul_lt_plan;  // cuBLASLt descriptors and the chosen algorithm (matmul.cpp)
 class blaslt_context;
@@ -57,7 +58,7 @@ class matmul_workload : public workload {
   int batch() const { return batch_; }
 
  private:
-  matmul_dtype dtype_;
+  dtype dtype_;
   std::int64_t m_, n_, k_;
   int batch_;
   std::unique_ptr<blaslt_context> lt_;

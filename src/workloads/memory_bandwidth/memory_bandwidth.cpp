@@ -21,17 +21,11 @@ kind_schema memory_bandwidth_schema() {
   s.description =
       "copy / memset bandwidth: device<->device (counts read + write), host<->device from pinned or pageable "
       "memory, memset";
-  param_def op;
-  op.name = "op";
-  op.type = param_type::string;
-  op.help = "what to time";
+  param_def op = make_param("op", param_type::string, "what to time");
   op.required = true;
   op.choices = {"d2d", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "memset"};
   s.params.push_back(op);
-  param_def bytes;
-  bytes.name = "bytes";
-  bytes.type = param_type::bytes;
-  bytes.help = "buffer size, e.g. 1GiB or 67108864";
+  param_def bytes = make_param("bytes", param_type::bytes, "buffer size, e.g. 1GiB or 67108864");
   bytes.required = true;
   bytes.min = 1024;
   s.params.push_back(bytes);

@@ -16,6 +16,7 @@
 
 #include <cudnn.h>
 
+#include "cudabench/dtype.hpp"
 #include "workloads/resnet50/cudnn_raii.hpp"
 
 namespace cudabench::resnet {
@@ -25,7 +26,8 @@ struct numerics {
   cudnnDataType_t data = CUDNN_DATA_FLOAT;
   cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
   bool half() const { return data == CUDNN_DATA_HALF; }
-  std::size_t elem_bytes() const { return half() ? 2 : 4; }
+  dtype element() const { return half() ? dtype::fp16 : dtype::fp32; }
+  std::size_t elem_bytes() const { return dtype_bytes(element()); }
 };
 
 struct conv_shape {

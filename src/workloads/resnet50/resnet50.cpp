@@ -32,8 +32,8 @@ constexpr std::uint64_t reduced_salt = 0x7ed0ced;
 // Tolerances on the relative L2 error of the logits against the fp32 reference. fp32 must be true
 // fp32 (TF32 would land near 1e-3); fp16 stores every activation in half precision across 53
 // convolutions.
-double tolerance_full(bool fp16) { return fp16 ? 3e-2 : 3e-4; }
-double tolerance_reduced(bool fp16) { return fp16 ? 2e-2 : 3e-4; }
+double tolerance_full(dtype d) { return d == dtype::fp16 ? 3e-2 : 3e-4; }
+double tolerance_reduced(dtype d) { return d == dtype::fp16 ? 2e-2 : 3e-4; }
 
 void fill_images(float* p, int n, int size, std::uint64_t seed, cudaStream_t stream) {
   kernels::fill_uniform(p, static_cast<std::size_t>(n) * 3 * size * size, seed, pixel_lo, pixel_hi, stream);
@@ -63,28 +63,23 @@ kind_schema resnet50_schema() {
   s.description =
       "torchvision ResNet-50 (v1.5) inference on cuDNN: batch-norm folded, conv+bias(+residual)+ReLU fused, "
       "cuBLASLt fc, CUDA graph";
-  auto param = [](const char* name, param_type type, const char* help) {
-    param_def p;
-    p.name = name;
-    p.type = type;
-    p.help = help;
-    return p;
-  };
-  param_def dtype = param("dtype", param_type::string, "fp16: NHWC on tensor cores; fp32: NCHW, true fp32 (no TF32)");
+  param_def dtype =
+      make_param("dtype", param_type::string, "fp16: NHWC on tensor cores; fp32: NCHW, true fp32 (no TF32)");
   dtype.default_value = "fp16";
   dtype.choices = {"fp16", "fp32"};
-  param_def batch = param("batch", param_type::integer, "images per forward pass");
+  param_def batch = make_param("batch", param_type::integer, "images per forward pass");
   batch.required = true;
   batch.min = 1;
   batch.max = 4096;
-  param_def size = param("image_size", param_type::integer, "input height and width in pixels (a multiple of 32)");
+  param_def size = make_param("image_size", param_type::integer, "input height and width in pixels (a multiple of 32)");
   size.default_value = 224;
   size.min = 32;
   size.max = 1024;
-  param_def weights = param("weights", param_type::string,
-                            "`random` (seeded) or a .safetensors file with torchvision resnet50 state_dict names");
+  param_def weights = make_param("weights", param_type::string,
+                                 "`random` (seeded) or a .safetensors file with torchvision resnet50 state_dict names");
   weights.default_value = "random";
-  param_def tune = param("tune", param_type::boolean, "time cuDNN's algorithms (cudnnFind) instead of its heuristics");
+  param_def tune =
+      make_param("tune", param_type::boolean, "time cuDNN's algorithms (cudnnFind) instead of its heuristics");
   tune.default_value = false;
   s.params = {dtype, batch, size, weights, tune};
   // Checked by the suite parser (kind_rules.hpp) as well as in the constructor, so validate refuses them too.
@@ -105,7 +100,7 @@ kind_schema resnet50_schema() {
 std::unique_ptr<workload> make_resnet50(const workload_spec& spec) { return std::make_unique<resnet50_workload>(spec); }
 
 resnet50_workload::resnet50_workload(const workload_spec& spec)
-    : fp16_(spec.get_string("dtype") == "fp16"),
+    : dtype_(parse_dtype(spec.get_string("dtype"), "resnet50", {dtype::fp16, dtype::fp32})),
       batch_(static_cast<int>(spec.get_int("batch"))),
       image_size_(static_cast<int>(spec.get_int("image_size"))),
       weights_(spec.get_string("weights")),
@@ -123,7 +118,7 @@ void resnet50_workload::setup(run_context& ctx) {
   arch_ = resnet::resnet50_arch(image_size_);
   params_ = weights_ == "random" ? resnet::random_params(arch_, seed_) : resnet::load_params(arch_, weights_);
   resnet::model_options opt;
-  opt.dtype = fp16_ ? resnet::precision::fp16 : resnet::precision::fp32;
+  opt.dtype = dtype_;
   opt.batch = batch_;
   opt.tune = tune_;
   opt.use_graph = true;
@@ -167,7 +162,7 @@ validation_outcome resnet50_workload::verify(run_context& ctx) {
   const double e_small = resnet::relative_l2(ys, refs, ys.size());
 
   validation_outcome out;
-  const double tf = tolerance_full(fp16_), ts = tolerance_reduced(fp16_);
+  const double tf = tolerance_full(dtype_), ts = tolerance_reduced(dtype_);
   out.passed = bad == 0 && e_full <= tf && e_small <= ts;
   // Report the check closest to (or furthest past) its tolerance.
   if (e_full / tf >= e_small / ts) {

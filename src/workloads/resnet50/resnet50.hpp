@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cudabench/dtype.hpp"
 #include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 #include "workloads/resnet50/resnet_arch.hpp"
@@ -39,7 +40,7 @@ class resnet50_workload : public workload {
   resnet::resnet_model* model() const { return model_.get(); }
 
  private:
-  bool fp16_ = true;
+  dtype dtype_ = dtype::fp16;
   int batch_ = 1;
   int image_size_ = 224;
   std::string weights_;

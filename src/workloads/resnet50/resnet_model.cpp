@@ -9,18 +9,19 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/dtype_cuda.hpp"
 #include "kernels/resnet50/layout.cuh"
 
 namespace cudabench::resnet {
 namespace {
 
 // Stored input channels: fp16 NHWC pads to 8 (tensor-core alignment); fp32 NCHW keeps 3.
-int stored_channels(int c, precision p) { return p == precision::fp16 ? (c + 7) / 8 * 8 : c; }
+int stored_channels(int c, dtype d) { return d == dtype::fp16 ? (c + 7) / 8 * 8 : c; }
 
 // Host floats -> device buffer in the model's element type.
-device_buffer<std::byte> upload(const std::vector<float>& v, bool half) {
-  device_buffer<std::byte> buf(v.size() * (half ? 2 : 4));
-  if (half) {
+device_buffer<std::byte> upload(const std::vector<float>& v, dtype type) {
+  device_buffer<std::byte> buf(v.size() * dtype_bytes(type));
+  if (type == dtype::fp16) {
     std::vector<__half> h(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) h[i] = __float2half_rn(v[i]);
     CUDABENCH_CHECK_CUDA(cudaMemcpy(buf.get(), h.data(), buf.bytes(), cudaMemcpyHostToDevice));
@@ -48,8 +49,8 @@ resnet_model::resnet_model(const arch& a, const raw_params& params, const model_
   if (opt.batch < 1) throw input_error(fmt::format("resnet50: batch {} must be >= 1", opt.batch));
   if (params.conv_w.size() != a.convs.size() || params.bn.size() != a.convs.size())
     throw std::logic_error("resnet_model: parameters do not match the architecture");
-  num_ = opt.dtype == precision::fp16 ? numerics{CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC}
-                                      : numerics{CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW};
+  num_ = opt.dtype == dtype::fp16 ? numerics{CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC}
+                                  : numerics{CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW};
   in_c_ = stored_channels(a.in_channels, opt.dtype);
   cudaStream_t s = nullptr;
   CUDABENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -68,10 +69,9 @@ void resnet_model::prepare() {
   build_layers();
   plan_layers();
   blas_ = std::make_unique<blaslt_context>(std::size_t{8} << 20);
-  const bool half = num_.half();
   fc_ = std::make_unique<lt_matmul>(make_linear(*blas_, opt_.batch, arch_.num_classes, arch_.features,
-                                                half ? gemm_types_fp16() : gemm_types_fp32(), gemm_epilogue::bias,
-                                                fc_b_.get(), half ? CUDA_R_16F : CUDA_R_32F));
+                                                gemm_types_of(num_.element()), gemm_epilogue::bias,
+                                                fc_b_.get(), cuda_data_type(num_.element())));
   if (opt_.use_graph) {
     // One eager pass first: cuDNN and cuBLASLt load kernels and build internal plans lazily, which
     // must not happen inside the capture.
@@ -85,7 +85,7 @@ void resnet_model::prepare() {
 }
 
 void resnet_model::upload_weights(const raw_params& params) {
-  const bool half = num_.half();
+  const dtype type = num_.element();
   std::vector<folded_conv> folded;
   folded.reserve(arch_.convs.size());
   for (std::size_t i = 0; i < arch_.convs.size(); ++i)
@@ -102,11 +102,11 @@ void resnet_model::upload_weights(const raw_params& params) {
     const int c_stored = i == 0 ? in_c_ : c.in_c;
     const std::vector<float> w =
         num_.format == CUDNN_TENSOR_NHWC ? to_krsc(folded[i].w, c.out_c, c.in_c, c.kernel, c_stored) : folded[i].w;
-    weights_.push_back(upload(w, half));
-    biases_.push_back(upload(folded[i].b, half));
+    weights_.push_back(upload(w, type));
+    biases_.push_back(upload(folded[i].b, type));
   }
-  fc_w_ = upload(params.fc_w, half);
-  fc_b_ = upload(params.fc_b, half);
+  fc_w_ = upload(params.fc_w, type);
+  fc_b_ = upload(params.fc_b, type);
 }
 
 void resnet_model::build_layers() {

@@ -25,10 +25,8 @@
 
 namespace cudabench::resnet {
 
-enum class precision { fp16, fp32 };
-
 struct model_options {
-  precision dtype = precision::fp16;
+  cudabench::dtype dtype = cudabench::dtype::fp16;  // fp16 or fp32
   int batch = 1;
   bool tune = false;           // measure algorithms (cudnnFind) instead of trusting the heuristics
   bool use_graph = true;       // capture the forward pass in a CUDA graph

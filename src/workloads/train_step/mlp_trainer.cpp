@@ -15,11 +15,9 @@
 namespace cudabench::train {
 namespace {
 
-gemm_types types16(kernels::half_kind k) {
-  return k == kernels::half_kind::fp16 ? gemm_types_fp16() : gemm_types_bf16();
-}
+gemm_types types16(dtype k) { return gemm_types_of(k); }
 // 16-bit inputs, fp32 output: weight gradients go straight into the fp32 master layout.
-gemm_types types16_out32(kernels::half_kind k) {
+gemm_types types16_out32(dtype k) {
   gemm_types t = types16(k);
   t.c = CUDA_R_32F;
   return t;
@@ -51,8 +49,8 @@ lt_matmul plan_dw(const blaslt_context& lt, const mlp_config& c) {
   return lt_matmul(lt, s, types16_out32(c.kind));
 }
 
-void fill16(void* p, std::size_t n, std::uint64_t seed, float lo, float hi, kernels::half_kind k, cudaStream_t s) {
-  if (k == kernels::half_kind::fp16)
+void fill16(void* p, std::size_t n, std::uint64_t seed, float lo, float hi, dtype k, cudaStream_t s) {
+  if (k == dtype::fp16)
     kernels::fill_uniform(static_cast<__half*>(p), n, seed, lo, hi, s);
   else
     kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), n, seed, lo, hi, s);

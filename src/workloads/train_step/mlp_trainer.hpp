@@ -27,7 +27,7 @@ struct mlp_config {
   int layers = 8;
   int hidden = 8192;
   int batch = 2048;
-  kernels::half_kind kind = kernels::half_kind::fp16;
+  dtype kind = dtype::fp16;
   kernels::adamw_hparams hp{};
   kernels::scaler_config scaler{};
   float init_scale = 65536.f;

@@ -27,7 +27,7 @@ constexpr double loss_ratio = 0.6;  // a numpy model of the validation shape rea
 class train_step_workload final : public workload {
  public:
   explicit train_step_workload(const workload_spec& spec) {
-    cfg_.kind = spec.get_string("dtype") == "bf16" ? kernels::half_kind::bf16 : kernels::half_kind::fp16;
+    cfg_.kind = parse_dtype(spec.get_string("dtype"), "train_step", {dtype::fp16, dtype::bf16});
     cfg_.layers = static_cast<int>(spec.get_int("layers"));
     cfg_.hidden = static_cast<int>(spec.get_int("hidden"));
     cfg_.batch = static_cast<int>(spec.get_int("batch"));

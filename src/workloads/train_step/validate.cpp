@@ -16,12 +16,12 @@
 namespace cudabench::train {
 namespace {
 
-std::vector<double> download16(const void* dev, std::size_t n, kernels::half_kind kind) {
+std::vector<double> download16(const void* dev, std::size_t n, dtype kind) {
   std::vector<std::uint16_t> raw(n);
   CUDABENCH_CHECK_CUDA(cudaMemcpy(raw.data(), dev, n * 2, cudaMemcpyDeviceToHost));
   std::vector<double> out(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (kind == kernels::half_kind::fp16) {
+    if (kind == dtype::fp16) {
       __half_raw h;
       h.x = raw[i];
       out[i] = __half2float(__half(h));
@@ -40,11 +40,9 @@ std::vector<double> download32(const float* dev, std::size_t n) {
   return std::vector<double>(raw.begin(), raw.end());
 }
 
-const char* name(kernels::half_kind k) { return k == kernels::half_kind::fp16 ? "fp16" : "bf16"; }
-
 }  // namespace
 
-mlp_config validation_config(kernels::half_kind kind) {
+mlp_config validation_config(dtype kind) {
   mlp_config c;
   c.layers = 3;
   c.hidden = 256;
@@ -53,7 +51,7 @@ mlp_config validation_config(kernels::half_kind kind) {
   return c;
 }
 
-double gradient_tolerance(kernels::half_kind kind) { return kind == kernels::half_kind::fp16 ? 5e-2 : 1e-1; }
+double gradient_tolerance(dtype kind) { return kind == dtype::fp16 ? 5e-2 : 1e-1; }
 
 validation_outcome check_first_step_gradients(mlp_trainer& t, cudaStream_t stream, double tolerance) {
   const mlp_config& c = t.cfg();
@@ -90,7 +88,7 @@ validation_outcome check_first_step_gradients(mlp_trainer& t, cudaStream_t strea
   out.message = fmt::format(
       "MLP {} layers x {} hidden, batch {}, {}: first-step weight gradients (unscaled by {}) vs CPU double, "
       "||g-ref||/||ref|| per layer [{}], loss {:.6g} vs {:.6g} (rel {:.2g}), tol {:.2g}",
-      c.layers, c.hidden, c.batch, name(c.kind), scale, per_layer, loss, ref.loss, loss_err, tolerance);
+      c.layers, c.hidden, c.batch, dtype_name(c.kind), scale, per_layer, loss, ref.loss, loss_err, tolerance);
   return out;
 }
 

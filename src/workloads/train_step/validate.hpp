@@ -11,14 +11,14 @@
 namespace cudabench::train {
 
 // Small shape for validation through the same code: 3 layers, hidden 256, batch 128.
-mlp_config validation_config(kernels::half_kind kind);
+mlp_config validation_config(dtype kind);
 // Error = per layer ||g - ref||_2 / ||ref||_2 (normwise relative), the maximum over layers.
 // Tolerance fp16 5e-2, bf16 1e-1: the reference uses the fp32 master weights and exact
 // activations, the GPU 16-bit weight copies, activations and activation gradients (dW itself
 // accumulates in fp32). A numpy model of exactly this arithmetic gives up to 1.7e-2 (fp16) and
 // 4e-2 (bf16) over seeds on the validation shape -- mostly from rounding the weights to 16 bits --
 // while a wrong transpose, mask or scale gives O(1).
-double gradient_tolerance(kernels::half_kind kind);
+double gradient_tolerance(dtype kind);
 
 // Snapshot the fp32 master weights, input and target; run forward_backward; compare the
 // unscaled gradients with reference_gradients(). The trainer must be freshly init()ed.

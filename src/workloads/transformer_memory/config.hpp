@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "cudabench/dtype.hpp"
 #include "kernels/transformer_memory/attention.cuh"
 
 namespace cudabench::transformer {
@@ -18,7 +19,7 @@ struct config {
   int batch = 1;
   int src_len = 512;
   int tgt_len = 512;
-  bool fp16 = false;  // weights and activations in fp16 (fp32 accumulation); default fp32
+  cudabench::dtype dtype = cudabench::dtype::fp32;  // weights and activations: fp32, or fp16 (fp32 accumulation)
   // Sub-layers run on chunks of whole sequences of at most this many tokens: enough rows for
   // cuBLASLt to fill the GPU (M = 8192 for the default K = 512 GEMMs), while the scratch buffer
   // stays a fixed size instead of growing with the batch. Validation sets it small to get
@@ -31,13 +32,13 @@ struct config {
 
   // What actually runs for this config's attention.
   kernels::attention_variant effective_attention() const {
-    return fp16 || head_dim() != 64 ? kernels::attention_variant::cuda_core : attention;
+    return dtype == cudabench::dtype::fp16 || head_dim() != 64 ? kernels::attention_variant::cuda_core : attention;
   }
 
   int head_dim() const { return d_model / nhead; }
   std::int64_t src_tokens() const { return static_cast<std::int64_t>(batch) * src_len; }
   std::int64_t tgt_tokens() const { return static_cast<std::int64_t>(batch) * tgt_len; }
-  std::size_t elem_bytes() const { return fp16 ? 2 : 4; }
+  std::size_t elem_bytes() const { return dtype_bytes(dtype); }
 };
 
 }  // namespace cudabench::transformer

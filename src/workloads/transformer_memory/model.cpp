@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/dtype_cuda.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention.cuh"
@@ -32,8 +33,8 @@ std::int64_t scratch_elems(const config& c) {
   return std::max({4 * ms * d, 4 * mt * d, 2 * mt * d + 2 * ms * d, ms * f, mt * f});
 }
 
-gemm_types types_for(const config& c) { return c.fp16 ? gemm_types_fp16() : gemm_types_fp32(); }
-cudaDataType_t bias_type(const config& c) { return c.fp16 ? CUDA_R_16F : CUDA_R_32F; }
+gemm_types types_for(const config& c) { return gemm_types_of(c.dtype); }
+cudaDataType_t bias_type(const config& c) { return cuda_data_type(c.dtype); }
 
 const float k_one = 1.f;  // alpha and beta of the residual GEMMs (D = W·X + bias + 1·D)
 
@@ -123,7 +124,7 @@ void model::load_weights(const std::string& path, cudaStream_t stream) { params_
 void model::fill_inputs(std::uint64_t seed, cudaStream_t stream) {
   const std::size_t ns = static_cast<std::size_t>(cfg_.src_tokens()) * cfg_.d_model;
   const std::size_t nt = static_cast<std::size_t>(cfg_.tgt_tokens()) * cfg_.d_model;
-  if (cfg_.fp16) {
+  if (cfg_.dtype == dtype::fp16) {
     kernels::fill_uniform(static_cast<__half*>(src()), ns, seed * 31 + 1, -1.f, 1.f, stream);
     kernels::fill_uniform(static_cast<__half*>(tgt()), nt, seed * 31 + 2, -1.f, 1.f, stream);
   } else {
@@ -137,7 +138,7 @@ void* model::scratch_at(std::int64_t elem_offset) const {
 }
 
 void model::norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s) const {
-  kernels::layernorm_inplace(x, n.gamma, n.beta, rows, cfg_.d_model, cfg_.ln_eps, cfg_.fp16, s);
+  kernels::layernorm_inplace(x, n.gamma, n.beta, rows, cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
 }
 
 // x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows, processed
@@ -157,7 +158,7 @@ kernels::attention_args model::self_attention_args(int seq) const {
   args.heads = cfg_.nhead;
   args.head_dim = cfg_.head_dim();
   args.sq = args.sk = seq;
-  args.fp16 = cfg_.fp16;
+  args.type = cfg_.dtype;
   args.variant = cfg_.attention;
   return args;
 }
@@ -194,7 +195,7 @@ kernels::attention_args model::cross_attention_args() const {
   args.head_dim = cfg_.head_dim();
   args.sq = cfg_.tgt_len;
   args.sk = cfg_.src_len;
-  args.fp16 = cfg_.fp16;
+  args.type = cfg_.dtype;
   args.variant = cfg_.attention;
   return args;
 }
@@ -216,7 +217,7 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
 }
 
 std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced) {
-  const bool only_cuda_core = cfg_.fp16 || cfg_.head_dim() != 64;
+  const bool only_cuda_core = cfg_.dtype == dtype::fp16 || cfg_.head_dim() != 64;
   if (forced) {  // replay (`--tuning-from`); verify() still checks the kernel against the reference
     for (auto v : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
                    kernels::attention_variant::tf32x3_flash})

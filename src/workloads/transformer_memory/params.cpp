@@ -102,7 +102,7 @@ std::vector<param_entry> param_table(const config& cfg) {
   return t;
 }
 
-parameters::parameters(const config& cfg) : table_(param_table(cfg)), fp16_(cfg.fp16) {
+parameters::parameters(const config& cfg) : table_(param_table(cfg)), type_(cfg.dtype) {
   const auto& last = table_.back();
   total_ = last.offset + (last.numel + 63) / 64 * 64;
   arena_ = device_buffer<std::byte>(total_ * cfg.elem_bytes());
@@ -112,7 +112,7 @@ void parameters::init_random(std::uint64_t seed, cudaStream_t stream) {
   for (std::size_t i = 0; i < table_.size(); ++i) {
     const auto& e = table_[i];
     const std::uint64_t s = seed * 1000003ull + i;
-    if (fp16_)
+    if (type_ == dtype::fp16)
       kernels::fill_uniform(static_cast<__half*>(arena()) + e.offset, e.numel, s, e.lo, e.hi, stream);
     else
       kernels::fill_uniform(static_cast<float*>(arena()) + e.offset, e.numel, s, e.lo, e.hi, stream);
@@ -124,12 +124,12 @@ void parameters::load_safetensors(const std::string& path, cudaStream_t stream) 
   // fp32 tensors are staged once and converted on the device for an fp16 model.
   device_buffer<float> staging;
   for (const auto& e : table_) {
-    const std::vector<std::string> dtypes = fp16_ ? std::vector<std::string>{"F32", "F16"}
+    const std::vector<std::string> dtypes = type_ == dtype::fp16 ? std::vector<std::string>{"F32", "F16"}
                                                   : std::vector<std::string>{"F32"};
     const tensor_info& t = ck.expect(e.name, dtypes, e.shape);
-    const std::size_t eb = fp16_ ? 2 : 4;
+    const std::size_t eb = type_ == dtype::fp16 ? 2 : 4;
     std::byte* dst = static_cast<std::byte*>(arena()) + e.offset * eb;
-    if (!fp16_ || t.dtype == "F16") {
+    if (type_ != dtype::fp16 || t.dtype == "F16") {
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(dst, ck.data(t), e.numel * eb, cudaMemcpyHostToDevice, stream));
     } else {
       if (staging.size() < e.numel) {
@@ -137,7 +137,7 @@ void parameters::load_safetensors(const std::string& path, cudaStream_t stream) 
         staging = device_buffer<float>(e.numel);
       }
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(staging.get(), ck.data(t), e.numel * 4, cudaMemcpyHostToDevice, stream));
-      kernels::cast_from_float(dst, staging.get(), e.numel, kernels::half_kind::fp16, stream);
+      kernels::cast_from_float(dst, staging.get(), e.numel, dtype::fp16, stream);
     }
     // The checkpoint's mapping must outlive the copies and the staging buffer its next reuse.
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
@@ -151,12 +151,12 @@ const param_entry& parameters::entry(const std::string& name) const {
 }
 
 const void* parameters::get(const std::string& name) const {
-  return static_cast<const std::byte*>(arena()) + entry(name).offset * (fp16_ ? 2 : 4);
+  return static_cast<const std::byte*>(arena()) + entry(name).offset * (type_ == dtype::fp16 ? 2 : 4);
 }
 
-std::vector<float> download_floats(const void* dev, std::size_t n, bool fp16) {
+std::vector<float> download_floats(const void* dev, std::size_t n, dtype type) {
   std::vector<float> out(n);
-  if (!fp16) {
+  if (type != dtype::fp16) {
     CUDABENCH_CHECK_CUDA(cudaMemcpy(out.data(), dev, n * 4, cudaMemcpyDeviceToHost));
     return out;
   }

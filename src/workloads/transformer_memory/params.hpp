@@ -39,16 +39,16 @@ class parameters {
   std::size_t total_elems() const { return total_; }
   std::size_t bytes() const { return arena_.bytes(); }
   const std::vector<param_entry>& table() const { return table_; }
-  bool fp16() const { return fp16_; }
+  dtype type() const { return type_; }
 
  private:
   std::vector<param_entry> table_;
   std::size_t total_ = 0;
-  bool fp16_ = false;
+  dtype type_ = dtype::fp32;
   device_buffer<std::byte> arena_;
 };
 
-// Copy `n` device elements (float, or __half when fp16) to the host as floats. Synchronous.
-std::vector<float> download_floats(const void* dev, std::size_t n, bool fp16);
+// Copy `n` device elements (float, or __half when `type` is fp16) to the host as floats. Synchronous.
+std::vector<float> download_floats(const void* dev, std::size_t n, dtype type);
 
 }  // namespace cudabench::transformer

@@ -27,7 +27,7 @@ class transformer_memory_workload final : public workload {
   explicit transformer_memory_workload(const workload_spec& spec) {
     cfg_.batch = static_cast<int>(spec.get_int("batch"));
     cfg_.src_len = cfg_.tgt_len = static_cast<int>(spec.get_int("seq_len"));
-    cfg_.fp16 = spec.get_string("dtype") == "fp16";
+    cfg_.dtype = parse_dtype(spec.get_string("dtype"), "transformer_memory", {dtype::fp32, dtype::fp16});
     weights_ = spec.get_string("weights");
   }
 
@@ -63,13 +63,13 @@ class transformer_memory_workload final : public workload {
     validation_outcome big = transformer::check_finite(*model_);
     // The small shape shares the cuBLASLt context (and its workspace) with the full-size model.
     // ... and the attention kernel the tuner chose, so the reference check covers what is timed.
-    transformer::config small_cfg = transformer::validation_config(cfg_.fp16);
+    transformer::config small_cfg = transformer::validation_config(cfg_.dtype);
     small_cfg.attention = model_->cfg().attention;
     transformer::model small(*lt_, small_cfg);
     small.init_random(ctx.seed + 101, ctx.stream);
     const transformer::host_snapshot snap = transformer::snapshot(small);
     validation_outcome out = transformer::compare_with_reference(small, snap, ctx.stream,
-                                                                 transformer::validation_tolerance(cfg_.fp16));
+                                                                 transformer::validation_tolerance(cfg_.dtype));
     out.passed = out.passed && big.passed;
     out.message = out.message + "; " + big.message + "; " + tuning_;
     return out;

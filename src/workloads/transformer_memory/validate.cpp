@@ -17,7 +17,7 @@ std::vector<double> to_double(const std::vector<float>& v) { return std::vector<
 host_snapshot snapshot(const model& m) {
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
   host_snapshot s;
-  const bool h = m.cfg().fp16;
+  const dtype h = m.cfg().dtype;
   for (const auto& e : m.params().table())
     s.weights[e.name] = to_double(download_floats(m.params().get(e.name), e.numel, h));
   s.src = to_double(download_floats(m.src(), static_cast<std::size_t>(m.cfg().src_tokens()) * m.cfg().d_model, h));
@@ -29,7 +29,7 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
                                           double tolerance) {
   m.forward(stream);
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
-  const std::vector<float> got = download_floats(m.output(), m.output_elems(), m.cfg().fp16);
+  const std::vector<float> got = download_floats(m.output(), m.output_elems(), m.cfg().dtype);
   const std::vector<double> ref = reference_forward(m.cfg(), snap.weights, snap.src, snap.tgt);
   validation_outcome out;
   out.tolerance = tolerance;
@@ -51,13 +51,13 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
       "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} vs CPU double reference: "
       "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
-      c.fp16 ? "fp16" : "fp32", kernels::attention_variant_name(c.effective_attention()),
+      dtype_name(c.dtype), kernels::attention_variant_name(c.effective_attention()),
       got.size(), out.max_rel_error, worst, got[worst], ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }
 
-config validation_config(bool fp16) {
+config validation_config(dtype type) {
   config c;
   c.d_model = 128;
   c.nhead = 2;
@@ -67,16 +67,16 @@ config validation_config(bool fp16) {
   c.batch = 2;
   c.src_len = 150;
   c.tgt_len = 37;
-  c.fp16 = fp16;
+  c.dtype = type;
   c.chunk_tokens = 160;  // one sequence per chunk: the chunk loop and its offsets are exercised
   return c;
 }
 
-double validation_tolerance(bool fp16) { return fp16 ? 2e-2 : 1e-4; }
+double validation_tolerance(dtype type) { return type == dtype::fp16 ? 2e-2 : 1e-4; }
 
 validation_outcome check_finite(const model& m) {
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
-  const std::vector<float> out = download_floats(m.output(), m.output_elems(), m.cfg().fp16);
+  const std::vector<float> out = download_floats(m.output(), m.output_elems(), m.cfg().dtype);
   std::size_t nonfinite = 0;
   double max_abs = 0;
   for (float v : out) {

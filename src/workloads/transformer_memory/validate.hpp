@@ -30,9 +30,9 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
 // default's), feed-forward 256, 2 + 2 layers, batch 2, src 150 (two query blocks, a partial
 // key tile) and tgt 37 (a different length, so cross-attention indexing is exercised), run
 // one sequence per chunk so the chunk loop is exercised too.
-config validation_config(bool fp16);
+config validation_config(dtype type);
 // fp32 (no TF32): 1e-4; fp16 storage with fp32 accumulation: 2e-2.
-double validation_tolerance(bool fp16);
+double validation_tolerance(dtype type);
 
 // Every output element finite; max |output| reported in the message.
 validation_outcome check_finite(const model& m);
