@@ -3,6 +3,7 @@
 // always the fastest, and picking the measured best is what lets us match or beat frameworks that
 // call the same library.
 #include "workloads/matmul/matmul.hpp"
+#include "workloads/matmul/matmul_workload.hpp"
 
 #include <algorithm>
 #include <cstdint>
