@@ -1,6 +1,6 @@
 // The parameters one workload kind accepts: names, types, ranges, defaults, allowed values.
 // Pure data, host-only: the suite parser validates against it, `list`/`validate` and the docs
-// print it, and the registry (src/gpu/registry.cpp) pairs it with the class that runs the kind.
+// print it, and the registry (src/workloads/registry.cpp) pairs it with the class that runs the kind.
 #pragma once
 #include <cstdint>
 #include <limits>

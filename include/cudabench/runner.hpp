@@ -5,12 +5,14 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "cudabench/result.hpp"
 #include "cudabench/suite.hpp"
+#include "cudabench/workload.hpp"
 
 namespace cudabench {
 
@@ -28,11 +30,18 @@ struct runner_options {
   std::string tuning_from_source;  // the file it came from, for messages and settings
 };
 
+// Kind name -> the factory that makes its workloads, or null for a kind the caller does not know.
+// The caller supplies it (the CLI: registry.hpp's find_factory), so the harness knows no kind.
+using factory_lookup = std::function<const workload_factory*(const std::string& kind)>;
+
 // `stop` is polled between phases; when set (Ctrl-C) the workload in flight is abandoned and
 // recorded as skipped, and the rest are not run.
-result_file run_suite(const suite& s, const runner_options& opts, const std::atomic<bool>& stop);
+result_file run_suite(const suite& s, const factory_lookup& factories, const runner_options& opts,
+                      const std::atomic<bool>& stop);
 
-// Measures one workload (all phases). Never throws for workload failures: they become a status.
-workload_result run_workload(const workload_spec& spec, const runner_options& opts, const std::atomic<bool>& stop);
+// Measures one workload (all phases) made by `make`; a null `make` records the kind as unknown.
+// Never throws for workload failures: they become a status.
+workload_result run_workload(const workload_spec& spec, const workload_factory* make, const runner_options& opts,
+                             const std::atomic<bool>& stop);
 
 }  // namespace cudabench

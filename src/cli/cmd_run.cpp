@@ -179,7 +179,7 @@ int execute(const run_args& a) {
   }
   if (!a.no_output) o.output_path = a.output.empty() ? default_run_output(s.name) : a.output;
   std::signal(SIGINT, on_sigint);
-  const result_file r = run_suite(s, o, g_stop);
+  const result_file r = run_suite(s, find_factory, o, g_stop);
   std::signal(SIGINT, SIG_DFL);
   fmt::print("{}", format_run_summary(r, out_format));
   if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", terminal_text(o.output_path));

@@ -1,19 +1,21 @@
-// Readable row names for compare tables (compare.hpp: readable_name). Each known kind says what
-// distinguishes its workloads in a few words; an unknown kind falls back to its id.
+// Readable row names for compare tables (compare.hpp: readable_name), written from each kind's
+// entry in row_names.hpp; a kind without one falls back to its id.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cudabench/compare.hpp"
+#include "cudabench/row_names.hpp"
 
 namespace cudabench {
 namespace {
 
 using oj = nlohmann::ordered_json;
 
-std::string str(const oj& p, const char* key) {
+std::string str(const oj& p, const std::string& key) {
   auto it = p.find(key);
   if (it == p.end()) return "";
   if (it->is_string()) return it->get<std::string>();
@@ -26,7 +28,7 @@ std::string base_name(std::string path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string bytes_text(const oj& p, const char* key) {
+std::string bytes_text(const oj& p, const std::string& key) {
   auto it = p.find(key);
   if (it == p.end()) return "";
   if (!it->is_number_integer() || it->get<std::int64_t>() < 0) return str(p, key);
@@ -38,70 +40,90 @@ std::string bytes_text(const oj& p, const char* key) {
   return fmt::format("{}B", b);
 }
 
-// "batch 8" when the key is present and not 1 (or always, when `always`).
-std::string batch_text(const oj& p, bool always) {
-  const std::string b = str(p, "batch");
-  if (b.empty() || (!always && b == "1")) return "";
-  return "batch " + b;
-}
-
-void add(std::vector<std::string>& parts, std::string s) {
-  if (!s.empty()) parts.push_back(std::move(s));
-}
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& s : parts) out += (out.empty() ? "" : " ") + s;
-  return out;
-}
-
-// The workload in a few words, or "" for a kind this file does not know.
-std::string describe(const std::string& kind, const oj& p) {
-  std::vector<std::string> parts{kind};
-  if (kind == "matmul") {
-    add(parts, str(p, "dtype"));
-    const std::string m = str(p, "m"), n = str(p, "n"), k = str(p, "k");
-    if (!m.empty() && m == n && n == k)
-      parts.push_back(m + "³");
-    else if (!m.empty() && !n.empty() && !k.empty())
-      parts.push_back(m + "×" + n + "×" + k);
-    add(parts, batch_text(p, false));
-  } else if (kind == "memory_bandwidth") {
-    add(parts, str(p, "op"));
-    add(parts, bytes_text(p, "bytes"));
-  } else if (kind == "llm_decode") {
-    add(parts, base_name(str(p, "model")));
-    add(parts, str(p, "dtype"));
-    const std::string prompt = str(p, "prompt_tokens"), max_len = str(p, "max_length");
-    if (!prompt.empty() && !max_len.empty()) parts.push_back(prompt + "→" + max_len);
-    add(parts, batch_text(p, false));
-  } else if (kind == "resnet50") {
-    add(parts, str(p, "dtype"));
-    add(parts, batch_text(p, true));
-    const std::string size = str(p, "image_size");
-    if (!size.empty() && size != "224") parts.push_back(size + "px");
-  } else if (kind == "transformer_memory") {
-    add(parts, str(p, "dtype"));
-    add(parts, batch_text(p, true));
-    const std::string seq = str(p, "seq_len");
-    if (!seq.empty()) parts.push_back("seq " + seq);
-  } else if (kind == "train_step") {
-    add(parts, str(p, "dtype"));
-    const std::string layers = str(p, "layers"), hidden = str(p, "hidden");
-    if (!layers.empty()) parts.push_back("layers " + layers);
-    if (!hidden.empty()) parts.push_back("hidden " + hidden);
-    add(parts, batch_text(p, true));
-  } else {
-    return "";
+std::string value_text(const oj& p, const std::string& key, name_format format) {
+  switch (format) {
+    case name_format::bytes: return bytes_text(p, key);
+    case name_format::base_name: return base_name(str(p, key));
+    case name_format::text: break;
   }
-  return join(parts);
+  return str(p, key);
+}
+
+// The part's text, or "" when it is left out.
+std::string part_text(const name_part& part, const oj& p) {
+  std::vector<std::string> values;
+  for (const auto& key : part.keys) {
+    values.push_back(value_text(p, key, part.format));
+    if (values.back().empty()) return "";
+  }
+  if (values.empty()) return "";
+  bool all_equal = !part.all_equal.empty();
+  for (const auto& v : values) all_equal = all_equal && v == values[0];
+  std::string v = values[0];
+  if (all_equal && values.size() > 1) {
+    v += part.all_equal;
+  } else {
+    for (std::size_t i = 1; i < values.size(); ++i) v += part.separator + values[i];
+  }
+  if (!part.omit.empty() && v == part.omit) return "";
+  return part.prefix + v + part.suffix;
 }
 
 }  // namespace
 
+name_part row_part(std::string key, std::string prefix, std::string suffix, std::string omit) {
+  name_part p;
+  p.keys = {std::move(key)};
+  p.prefix = std::move(prefix);
+  p.suffix = std::move(suffix);
+  p.omit = std::move(omit);
+  return p;
+}
+
+name_part row_part_bytes(std::string key) {
+  name_part p = row_part(std::move(key));
+  p.format = name_format::bytes;
+  return p;
+}
+
+name_part row_part_base_name(std::string key) {
+  name_part p = row_part(std::move(key));
+  p.format = name_format::base_name;
+  return p;
+}
+
+name_part row_part_joined(std::vector<std::string> keys, std::string separator, std::string all_equal) {
+  name_part p;
+  p.keys = std::move(keys);
+  p.separator = std::move(separator);
+  p.all_equal = std::move(all_equal);
+  return p;
+}
+
+const kind_row_name* find_row_name(const std::string& kind) {
+  for (const auto& k : kind_row_names())
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+std::string describe_workload(const kind_row_name& names, const oj& params) {
+  std::string out = names.kind;
+  for (const auto& part : names.parts) {
+    const std::string s = part_text(part, params);
+    if (!s.empty()) out += " " + s;
+  }
+  return out;
+}
+
 std::string readable_name(const std::string& id, const std::string& kind, const oj& params, const std::string& metric,
                           const std::string& unit, const std::vector<std::string>& units_of_workload) {
-  const std::string what = describe(kind, params);
+  return readable_name(id, find_row_name(kind), params, metric, unit, units_of_workload);
+}
+
+std::string readable_name(const std::string& id, const kind_row_name* names, const oj& params,
+                          const std::string& metric, const std::string& unit,
+                          const std::vector<std::string>& units_of_workload) {
+  const std::string what = names ? describe_workload(*names, params) : "";
   if (metric.empty()) return what.empty() ? id : what;
   if (what.empty()) return fmt::format("{} · {} ({})", id, metric, unit);
   int same_unit = 0;

@@ -12,7 +12,6 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/nvml.hpp"
-#include "cudabench/registry.hpp"
 #include "cudabench/runner.hpp"
 #include "cudabench/timing.hpp"
 
@@ -86,13 +85,13 @@ struct clock_reader {
 
 }  // namespace
 
-workload_result run_workload(const workload_spec& spec, const runner_options& opts, const std::atomic<bool>& stop) {
+workload_result run_workload(const workload_spec& spec, const workload_factory* make, const runner_options& opts,
+                             const std::atomic<bool>& stop) {
   workload_result r;
   r.id = spec.id;
   r.kind = spec.kind;
   r.params = spec.params;
-  const kind_entry* kind = find_kind(spec.kind);
-  if (!kind) {
+  if (!make || !*make) {
     r.state = status::error;
     r.message = fmt::format("unknown kind \"{}\"", spec.kind);
     return r;
@@ -112,7 +111,7 @@ workload_result run_workload(const workload_spec& spec, const runner_options& op
     if (opts.cold) flusher = std::make_unique<l2_flusher>(static_cast<std::size_t>(props.l2CacheSize));
 
     if (auto it = opts.tuning_from.find(spec.id); it != opts.tuning_from.end()) ctx.forced_tuning = &it->second;
-    std::unique_ptr<workload> w = kind->make(spec);
+    std::unique_ptr<workload> w = (*make)(spec);
     w->setup(ctx);
     r.tuning = w->tuning();
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));

@@ -19,7 +19,8 @@ std::string fmt_duration(double s) {
 }
 }  // namespace
 
-result_file run_suite(const suite& s, const runner_options& opts, const std::atomic<bool>& stop) {
+result_file run_suite(const suite& s, const factory_lookup& factories, const runner_options& opts,
+                      const std::atomic<bool>& stop) {
   require_device(opts.device);
   // Who else computes on this GPU, asked before cudaSetDevice creates our own context there.
   const auto others = other_gpu_processes(opts.device);
@@ -57,7 +58,7 @@ result_file run_suite(const suite& s, const runner_options& opts, const std::ato
       const std::string eta = i ? fmt_duration(elapsed / static_cast<double>(i) * static_cast<double>(n - i)) : "?";
       fmt::print(stderr, "[{}/{}] {} ... elapsed {}, ETA {}\n", i + 1, n, spec.id, fmt_duration(elapsed), eta);
     }
-    workload_result r = run_workload(spec, opts, stop);
+    workload_result r = run_workload(spec, factories(spec.kind), opts, stop);
     if (!opts.quiet && r.state != status::ok)
       fmt::print(stderr, "      {}: {}\n", to_string(r.state), r.message);
     out.workloads.push_back(std::move(r));

@@ -24,6 +24,7 @@
 #include "kernels/common/random_fill.cuh"
 #include "workloads/llm_decode/weights.hpp"
 #include "workloads/llm_decode/llm_decode.hpp"
+#include "workloads/llm_decode/llm_decode_workload.hpp"
 
 using namespace cudabench;
 namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "workloads/matmul/matmul.hpp"
+#include "workloads/matmul/matmul_workload.hpp"
 
 namespace cudabench {
 namespace {

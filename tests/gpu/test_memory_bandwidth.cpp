@@ -14,6 +14,7 @@
 #include "kernels/memory_bandwidth/byte_pattern.cuh"
 #include "kernels/memory_bandwidth/copy_vec16.cuh"
 #include "workloads/memory_bandwidth/memory_bandwidth.hpp"
+#include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
 
 namespace cudabench {
 namespace {

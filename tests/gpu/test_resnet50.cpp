@@ -22,6 +22,7 @@
 #include "workloads/resnet50/conv_layer.hpp"
 #include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet50.hpp"
+#include "workloads/resnet50/resnet50_workload.hpp"
 
 namespace cudabench {
 namespace {

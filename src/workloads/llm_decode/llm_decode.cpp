@@ -1,5 +1,6 @@
 // See llm_decode.hpp.
 #include "workloads/llm_decode/llm_decode.hpp"
+#include "workloads/llm_decode/llm_decode_workload.hpp"
 
 #include <algorithm>
 

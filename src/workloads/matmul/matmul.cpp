@@ -2,6 +2,7 @@
 // and times them once at setup: the heuristic's first choice is not always the fastest, and
 // picking the measured best is what lets us match or beat frameworks that call the same library.
 #include "workloads/matmul/matmul.hpp"
+#include "workloads/matmul/matmul_workload.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,6 @@
 // See memory_bandwidth.hpp.
 #include "workloads/memory_bandwidth/memory_bandwidth.hpp"
+#include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,6 @@
 // See resnet50.hpp.
 #include "workloads/resnet50/resnet50.hpp"
+#include "workloads/resnet50/resnet50_workload.hpp"
 
 #include <algorithm>
 #include <cmath>

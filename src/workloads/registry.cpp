@@ -1,5 +1,7 @@
-// The single list of workload kinds. Add a kind by adding one line below; its header in
-// src/workloads/ declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
+// The single list of workload kinds. Add a kind by adding one line below; its header
+// src/workloads/<kind>/<kind>.hpp declares `<kind>_schema()` and `make_<kind>(const workload_spec&)`.
+// It lives with the workloads, not the harness: the harness (src/gpu) is handed a factory by its
+// caller and knows no kind.
 #include "cudabench/registry.hpp"
 
 #include "workloads/llm_decode/llm_decode.hpp"
@@ -27,6 +29,11 @@ const kind_entry* find_kind(const std::string& kind) {
   for (const auto& k : registry())
     if (k.schema.kind == kind) return &k;
   return nullptr;
+}
+
+const workload_factory* find_factory(const std::string& kind) {
+  const kind_entry* k = find_kind(kind);
+  return k ? &k->make : nullptr;
 }
 
 kind_catalog registry_catalog() {
