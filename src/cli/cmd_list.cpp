@@ -113,14 +113,9 @@ void print_suite(const list_options& o) {
   const auto selected = filter_workloads(s, o.filter);
   if (o.format == "json") {
     nlohmann::ordered_json j;
-    j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-    j["settings"] = {{"repetitions", s.defaults.repetitions},
-                     {"warmup", s.defaults.warmup},
-                     {"min_time_ms", s.defaults.min_time_ms}};
-    auto workloads = nlohmann::ordered_json::array();
-    for (const auto& w : selected)
-      workloads.push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
-    j["workloads"] = std::move(workloads);
+    j["suite"] = suite_identity_json(s);
+    j["settings"] = suite_defaults_json(s.defaults);
+    j["workloads"] = to_json(selected);
     fmt::print("{}\n", json_text_safe(j.dump(2)));
     return;
   }

@@ -68,17 +68,15 @@ int print_plan(const suite& s, const runner_options& o, const run_args& a, summa
                const plan_checks& c) {
   if (out_format == summary_format::json) {
     nlohmann::ordered_json j;
-    j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-    j["settings"] = {{"repetitions", o.settings.repetitions}, {"warmup", o.settings.warmup},
-                     {"min_time_ms", o.settings.min_time_ms}, {"warmup_ms", o.settings.warmup_ms},
-                     {"rounds", a.rounds}};
+    j["suite"] = suite_identity_json(s);
+    j["settings"] = to_json(o.settings);
+    j["settings"]["rounds"] = a.rounds;
     if (!a.devices.empty()) j["settings"]["devices"] = describe_devices(a.devices, measuring_command());
     if (!a.filter.empty()) j["filter"] = {{"pattern", a.filter}, {"kept", s.workloads.size()}, {"removed", c.removed}};
     j["output"] = {{"path", c.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.output)},
                    {"writable", c.output.empty() || !c.output_problem}};
     if (c.output_problem) j["output"]["problem"] = *c.output_problem;
-    j["workloads"] = nlohmann::ordered_json::array();
-    for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
+    j["workloads"] = to_json(s.workloads);
     fmt::print("{}\n", json_text_safe(j.dump(2)));
   } else {
     fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}{}\n",

@@ -33,13 +33,10 @@ result_file run_suite(const suite& s, const runner_options& opts, const std::ato
   out.build = build_info();
   out.environment = probe_environment(opts.device, opts.label);
   if (others) out.environment["other_processes"] = *others;
-  out.suite = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-  out.settings = {{"repetitions", opts.settings.repetitions},
-                  {"warmup", opts.settings.warmup},
-                  {"min_time_ms", opts.settings.min_time_ms},
-                  {"warmup_ms", opts.settings.warmup_ms},
-                  {"cold_l2", opts.cold},
-                  {"mem_limit_bytes", opts.mem_limit}};
+  out.suite = suite_identity_json(s);
+  out.settings = to_json(opts.settings);
+  out.settings["cold_l2"] = opts.cold;
+  out.settings["mem_limit_bytes"] = opts.mem_limit;
   if (!opts.tuning_from_source.empty()) out.settings["tuning_from"] = opts.tuning_from_source;
   out.started_at = utc_now_iso8601();
   auto save = [&] {
