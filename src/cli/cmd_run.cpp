@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/devices.hpp"
 #include "cli/run_devices.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/suite_loading.hpp"
@@ -177,7 +178,8 @@ int execute(const run_args& a) {
   }
   if (!a.no_output) o.output_path = a.output.empty() ? default_run_output(s.name) : a.output;
   std::signal(SIGINT, on_sigint);
-  const result_file r = run_suite(s, o, g_stop);
+  progress_printer progress(o.output_path);
+  const result_file r = run_suite(s, o, g_stop, a.quiet ? nullptr : &progress);
   std::signal(SIGINT, SIG_DFL);
   fmt::print("{}", format_run_summary(r, out_format));
   if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", terminal_text(o.output_path));
