@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/suite_values.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
@@ -30,8 +29,6 @@ struct list_options {
   bool kinds = false;
   std::uint64_t max_workloads = default_max_workloads;
 };
-
-using detail::type_name;  // one spelling of type names, shared with the suite parser
 
 std::string scalar_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
