@@ -20,6 +20,9 @@ enum class param_type {
   bytes,    // integer byte count or a string such as "512MiB", "1GiB", "4GB"; stored as integer
 };
 
+// "integer", "number", "string", "boolean", "bytes": how `list`, `validate` and the docs name a type.
+const char* type_name(param_type t);
+
 struct param_def {
   std::string name;
   param_type type = param_type::integer;

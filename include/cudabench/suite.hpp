@@ -71,6 +71,18 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
 // comma-separated; a workload is kept if any matches.
 bool id_matches(const std::string& id, const std::string& patterns);
 
+// The JSON forms shared by the result file (`suite`, `settings`), `cudabench list --format json`
+// and `cudabench run --dry-run --format json`, so the three spell a suite alike.
+// {"name", "source", "sha256"}: which suite, and which bytes of it.
+nlohmann::ordered_json suite_identity_json(const suite& s);
+// {"repetitions", "warmup", "min_time_ms"}: what a suite file's "defaults" may set.
+nlohmann::ordered_json suite_defaults_json(const run_settings& r);
+// Those and "warmup_ms" (command line only): the settings a run uses.
+nlohmann::ordered_json to_json(const run_settings& r);
+// {"id", "kind", "params"}, and an array of them in order.
+nlohmann::ordered_json to_json(const workload_spec& w);
+nlohmann::ordered_json to_json(const std::vector<workload_spec>& workloads);
+
 // "1GiB", "512MiB", "4GB", "1024" -> bytes. Throws input_error with `context` on bad input.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& context);
 

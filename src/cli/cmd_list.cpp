@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "core/suite_values.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
@@ -30,8 +29,6 @@ struct list_options {
   bool kinds = false;
   std::uint64_t max_workloads = default_max_workloads;
 };
-
-using detail::type_name;  // one spelling of type names, shared with the suite parser
 
 std::string scalar_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -113,14 +110,9 @@ void print_suite(const list_options& o) {
   const auto selected = filter_workloads(s, o.filter);
   if (o.format == "json") {
     nlohmann::ordered_json j;
-    j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-    j["settings"] = {{"repetitions", s.defaults.repetitions},
-                     {"warmup", s.defaults.warmup},
-                     {"min_time_ms", s.defaults.min_time_ms}};
-    auto workloads = nlohmann::ordered_json::array();
-    for (const auto& w : selected)
-      workloads.push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
-    j["workloads"] = std::move(workloads);
+    j["suite"] = suite_identity_json(s);
+    j["settings"] = suite_defaults_json(s.defaults);
+    j["workloads"] = to_json(selected);
     fmt::print("{}\n", json_text_safe(j.dump(2)));
     return;
   }

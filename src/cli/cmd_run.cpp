@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/devices.hpp"
 #include "cli/run_devices.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/suite_loading.hpp"
@@ -68,17 +69,15 @@ int print_plan(const suite& s, const runner_options& o, const run_args& a, summa
                const plan_checks& c) {
   if (out_format == summary_format::json) {
     nlohmann::ordered_json j;
-    j["suite"] = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-    j["settings"] = {{"repetitions", o.settings.repetitions}, {"warmup", o.settings.warmup},
-                     {"min_time_ms", o.settings.min_time_ms}, {"warmup_ms", o.settings.warmup_ms},
-                     {"rounds", a.rounds}};
+    j["suite"] = suite_identity_json(s);
+    j["settings"] = to_json(o.settings);
+    j["settings"]["rounds"] = a.rounds;
     if (!a.devices.empty()) j["settings"]["devices"] = describe_devices(a.devices, measuring_command());
     if (!a.filter.empty()) j["filter"] = {{"pattern", a.filter}, {"kept", s.workloads.size()}, {"removed", c.removed}};
     j["output"] = {{"path", c.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.output)},
                    {"writable", c.output.empty() || !c.output_problem}};
     if (c.output_problem) j["output"]["problem"] = *c.output_problem;
-    j["workloads"] = nlohmann::ordered_json::array();
-    for (const auto& w : s.workloads) j["workloads"].push_back({{"id", w.id}, {"kind", w.kind}, {"params", w.params}});
+    j["workloads"] = to_json(s.workloads);
     fmt::print("{}\n", json_text_safe(j.dump(2)));
   } else {
     fmt::print("suite {} ({}): {} workload{}, {} repetitions, {} warm-up, batches of at least {} ms{}{}{}\n",
@@ -179,7 +178,8 @@ int execute(const run_args& a) {
   }
   if (!a.no_output) o.output_path = a.output.empty() ? default_run_output(s.name) : a.output;
   std::signal(SIGINT, on_sigint);
-  const result_file r = run_suite(s, find_factory, o, g_stop);
+  progress_printer progress(o.output_path);
+  const result_file r = run_suite(s, find_factory, o, g_stop, a.quiet ? nullptr : &progress);
   std::signal(SIGINT, SIG_DFL);
   fmt::print("{}", format_run_summary(r, out_format));
   if (!o.output_path.empty() && !a.quiet) fmt::print(stderr, "result file: {}\n", terminal_text(o.output_path));

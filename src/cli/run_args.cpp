@@ -66,7 +66,6 @@ runner_options runner_options_of(const run_args& a, const suite& s) {
   o.device = a.device;
   o.label = a.label;
   o.cold = a.cold;
-  o.quiet = a.quiet;
   o.argv = process_argv();
   if (!a.mem_limit.empty()) o.mem_limit = parse_byte_size(a.mem_limit, "--mem-limit");
   return o;

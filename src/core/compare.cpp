@@ -11,24 +11,21 @@
 // single sample) has no sampling noise, so its change is judged by the threshold alone.
 // A zero baseline median has no percentage change: equal medians are unchanged, otherwise the
 // direction of the difference decides when significant and it is inconclusive when not.
+// This file judges the rows; the environment diff and the row matching are compare_env.cpp and
+// compare_match.cpp (compare_parts.hpp).
 #include "cudabench/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 #include <stdexcept>
-#include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "compare_parts.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/multiple_testing.hpp"
 #include "cudabench/noise_floor.hpp"
 #include "cudabench/round_test.hpp"
-#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench {
@@ -74,25 +71,6 @@ bool comparison::any_regression() const {
 }
 
 namespace {
-
-std::string env_value(const result_file& f, const std::string& field) {
-  const nlohmann::ordered_json* v = nullptr;
-  auto get = [](const nlohmann::ordered_json& obj, const char* key) -> const nlohmann::ordered_json* {
-    if (!obj.is_object()) return nullptr;
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  };
-  if (field == "device") {
-    if (auto* d = get(f.environment, "device")) v = get(*d, "name");
-  } else if (field == "cuda_toolkit" || field == "cuda_architectures" || field == "build_type") {
-    v = get(f.build, field.c_str());
-  } else {
-    v = get(f.environment, field.c_str());
-  }
-  if (!v || v->is_null()) return "-";
-  if (v->is_string()) return v->get<std::string>().empty() ? "-" : v->get<std::string>();
-  return v->dump();
-}
 
 std::string side_failure(const char* side, const compare_cell& c) {
   std::string s = fmt::format("{}: {}", side, to_string(c.state));
@@ -263,27 +241,6 @@ std::string noise_note(const std::vector<double>& scales) {
   return worst > 1.0 + 1e-9 ? fmt::format(" x{:.2f} (rounds noisier than documented)", worst) : "";
 }
 
-std::string session_of(const result_file& f) {
-  const auto it = f.interleave.find("session");
-  return it != f.interleave.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<double> median_of(const std::vector<double>& v) {
-  if (v.empty()) return std::nullopt;
-  return median(v);
-}
-
-// Physically impossible samples (sample_rules.hpp) are bad input: a negative or zero time must
-// not become "+173% improved".
-void check_samples(const compare_cell& c, const std::string& source, const std::string& id, const std::string& metric,
-                   const std::string& unit) {
-  if (c.samples.empty())
-    throw input_error(fmt::format("{}: workload {}: metric {} has no samples", source, id, metric));
-  for (std::size_t i = 0; i < c.samples.size(); ++i)
-    if (const auto why = impossible_sample(c.samples[i], unit))
-      throw input_error(fmt::format("{}: workload {}: metric {}: sample {}: {}", source, id, metric, i, *why));
-}
-
 }  // namespace
 
 comparison compare_results(const std::vector<result_file>& files, const std::vector<std::string>& sources,
@@ -298,140 +255,13 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   out.alpha = opt.alpha;
   out.threshold_pct = opt.threshold_pct;
   if (!(opt.prior_df > 0)) throw std::invalid_argument("compare_results: prior_df must be positive");
-  std::map<std::string, int> seen;
-  for (const auto& f : files) {
-    const std::string l = f.label();
-    const int k = ++seen[l];
-    out.labels.push_back(k == 1 ? l : fmt::format("{} ({})", l, k));
-  }
+  compare_detail::describe_files(files, out);
 
-  for (const char* field : {"device", "driver_version", "cuda_runtime", "cuda_toolkit", "cublas", "cudnn",
-                            "cuda_architectures", "build_type"}) {
-    env_difference d{field, {}};
-    for (const auto& f : files) d.values.push_back(env_value(f, field));
-    if (std::set<std::string>(d.values.begin(), d.values.end()).size() > 1) out.env_differences.push_back(d);
-  }
-  {
-    std::set<std::string> gpus;
-    std::string listed;
-    for (std::size_t i = 0; i < nf; ++i) {
-      const std::string g = env_value(files[i], "device");
-      if (g == "-") continue;
-      gpus.insert(g);
-      listed += fmt::format("{}{} ({})", listed.empty() ? "" : ", ", g, out.labels[i]);
-    }
-    if (gpus.size() > 1)
-      out.gpu_warning = fmt::format("the files ran on different GPU models: {}; the numbers compare hardware, "
-                                    "not just the software stack",
-                                    listed);
-  }
-
-  // One interleaved session (`cudabench ab`): the sides share machine, power state and drift, so
-  // the between-session term cancels.
-  const std::string base_session = session_of(files[0]);
-  for (std::size_t i = 1; i < nf; ++i)
-    out.same_session.push_back(!base_session.empty() && session_of(files[i]) == base_session);
-
-  // Workload ids in order: the baseline's, then those only candidates have. One hash index per
-  // file: a linear search per id made comparing two 10^5-workload files take minutes.
-  // Views into `files`, which outlive this function's use of them.
-  std::vector<std::string_view> ids;
-  std::unordered_set<std::string_view> id_set;
-  std::vector<std::unordered_map<std::string_view, const workload_result*>> index(nf);
-  for (std::size_t i = 0; i < nf; ++i) {
-    index[i].reserve(files[i].workloads.size());
-    for (const auto& w : files[i].workloads) {
-      index[i].emplace(w.id, &w);  // the first of a repeated id, as the linear search found
-      if ((!opt.filter || opt.filter(w.id)) && id_set.insert(w.id).second) ids.push_back(w.id);
-    }
-  }
-  auto find = [&index](std::size_t file, std::string_view id) -> const workload_result* {
-    const auto it = index[file].find(id);
-    return it == index[file].end() ? nullptr : it->second;
-  };
-
-  bool in_common = false;
+  compare_detail::matched_rows matched = compare_detail::match_rows(files, sources, opt);
+  out.rows = std::move(matched.rows);
+  const std::vector<noise_model>& noise_of_row = matched.noise;
+  const bool in_common = matched.in_common;
   std::vector<std::vector<pending_test>> pending(nf - 1);
-  std::vector<noise_model> noise_of_row;  // parallel to out.rows
-  for (const std::string_view id_view : ids) {
-    const std::string id(id_view);
-    std::vector<const workload_result*> ws(nf);
-    for (std::size_t i = 0; i < nf; ++i) ws[i] = find(i, id);
-    for (std::size_t i = 1; i < nf; ++i) in_common = in_common || (ws[0] && ws[i]);
-
-    const workload_result* first = nullptr;  // the first file that has this workload (kind, params)
-    const workload_result* with_metrics = nullptr;
-    for (auto* w : ws) {
-      if (w && !first) first = w;
-      if (w && !w->metrics.empty() && !with_metrics) with_metrics = w;
-    }
-    std::vector<std::string> metric_names;
-    if (opt.metrics.empty()) {
-      metric_names.push_back(with_metrics ? with_metrics->metrics.front().first : "");
-    } else {
-      for (const auto& m : opt.metrics)
-        for (auto* w : ws)
-          if (w && w->find_metric(m)) {
-            metric_names.push_back(m);
-            break;
-          }
-      bool any_failed = false;
-      for (auto* w : ws) any_failed = any_failed || (w && w->state != status::ok);
-      if (metric_names.empty() && any_failed && !with_metrics) metric_names.push_back("");
-    }
-    const workload_result* desc = with_metrics ? with_metrics : first;
-    std::vector<std::string> units;
-    for (const auto& [n, m] : desc->metrics) units.push_back(m.unit);
-
-    for (const auto& mname : metric_names) {
-      compare_row row;
-      row.id = id;
-      row.kind = desc->kind;
-      row.metric = mname;
-      if (const metric* m = mname.empty() ? nullptr : desc->find_metric(mname)) {
-        row.unit = m->unit;
-        row.direction = m->direction;
-      } else {
-        for (auto* w : ws)
-          if (const metric* m2 = (w && !mname.empty()) ? w->find_metric(mname) : nullptr) {
-            row.unit = m2->unit;
-            row.direction = m2->direction;
-            break;
-          }
-      }
-      row.name = readable_name(id, row.kind, desc->params, mname, row.unit, units);
-      row.base_has_workload = ws[0] != nullptr;
-      for (std::size_t i = 1; i < nf; ++i) row.cand_has_workload.push_back(ws[i] != nullptr);
-      for (std::size_t i = 0; i < nf; ++i) {
-        compare_cell c;
-        const workload_result* w = ws[i];
-        if (w) {
-          c.state = w->state;
-          c.message = w->message;
-          c.throttled = w->clocks.throttled || !w->clocks.throttle_reasons.empty();
-          c.sm_mhz = median_of(w->clocks.sm_mhz);
-          c.power_w = median_of(w->clocks.power_w);
-          c.tuning = w->tuning;
-          if (w->state != status::ok) {
-            c.present = true;
-          } else if (const metric* m = w->find_metric(mname)) {
-            c.present = true;
-            c.samples = m->samples;
-            check_samples(c, sources[i], id, mname, m->unit);
-            if (!m->rounds.empty() && m->rounds.size() != m->samples.size())
-              throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples", sources[i],
-                                            id, mname, m->rounds.size(), m->samples.size()));
-            c.sample_rounds = m->rounds;
-            c.median = median(c.samples);  // from the samples, not the stored summary
-            c.round_medians = round_medians(c.samples, c.sample_rounds);
-          }
-        }
-        row.cells.push_back(std::move(c));
-      }
-      noise_of_row.push_back(noise_floor(row.kind, mname, desc->params));
-      out.rows.push_back(std::move(row));
-    }
-  }
   // Second pass, once every row is known: the session's noise scale per candidate, then verdicts.
   for (std::size_t i = 1; i < nf; ++i) {
     const double scale = session_noise_scale(out.rows, noise_of_row, i);
@@ -503,24 +333,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
         "documented noise floor alone (conservative); record several rounds (run --rounds 5) for a trustworthy verdict",
         single);
 
-  // Two different workloads must never share a readable name: fall back to the id for those.
-  // (Views into out.rows, which no longer changes size; a hash map, for 10^6 rows.)
-  struct name_use {
-    std::string_view first_id;
-    bool shared = false;
-  };
-  std::unordered_map<std::string_view, name_use> ids_by_name;
-  ids_by_name.reserve(out.rows.size());
-  for (const auto& r : out.rows) {
-    const auto [it, fresh] = ids_by_name.try_emplace(r.name, name_use{r.id});
-    if (!fresh && it->second.first_id != r.id) it->second.shared = true;
-  }
-  std::vector<bool> rename(out.rows.size());
-  for (std::size_t i = 0; i < out.rows.size(); ++i) rename[i] = ids_by_name.at(out.rows[i].name).shared;
-  for (std::size_t i = 0; i < out.rows.size(); ++i) {
-    auto& r = out.rows[i];
-    if (rename[i]) r.name = r.metric.empty() ? r.id : fmt::format("{} · {} ({})", r.id, r.metric, r.unit);
-  }
+  compare_detail::make_names_unique(out.rows);
   return out;
 }
 

@@ -26,7 +26,7 @@ std::string upper(std::string s) {
 
 // The value column: "660.1", "660.1*" when throttled, the status in capitals when not ok, "-".
 std::string value_text(const history_series& s, std::size_t run) {
-  if (s.values[run]) return report_detail::format_value(*s.values[run]) + (s.throttled[run] ? "*" : "");
+  if (s.values[run]) return format_value(*s.values[run]) + (s.throttled[run] ? "*" : "");
   if (s.states[run] && *s.states[run] != status::ok) return upper(to_string(*s.states[run]));
   return "-";
 }

@@ -7,22 +7,12 @@
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/format_value.hpp"
 #include "cudabench/report.hpp"
 #include "cudabench/text_safety.hpp"
 
 namespace cudabench {
 namespace report_detail {
-
-std::string format_value(double v) {
-  if (v == 0) return "0";
-  const double a = std::abs(v);
-  if (a >= 1e-3 && a < 1e15) {
-    const int magnitude = static_cast<int>(std::floor(std::log10(a)));
-    const int decimals = magnitude >= 3 ? 0 : 3 - magnitude;
-    return fmt::format("{:.{}f}", v, decimals);
-  }
-  return fmt::format("{:.3e}", v);
-}
 
 std::string format_change(std::optional<double> pct) {
   if (!pct || !std::isfinite(*pct)) return "n/a";

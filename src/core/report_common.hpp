@@ -6,10 +6,11 @@
 #include <vector>
 
 #include "cudabench/compare.hpp"
+#include "cudabench/format_value.hpp"  // the medians in cells
+#include "cudabench/result.hpp"
 
 namespace cudabench::report_detail {
 
-std::string format_value(double v);                    // 4 significant digits, no exponent for 1e-3..1e15
 std::string format_change(std::optional<double> pct);  // "+4.8%", "-6.1%", "n/a"
 // The change column: format_change, or "-" for a row that has no change (failed, only in one).
 std::string change_text(const compare_change& ch);
@@ -33,6 +34,15 @@ std::vector<std::string> failure_notes(const comparison& c);
 // verdict is a change (improved, regressed), so a power-state difference or a
 // different tuner pick is visible beside it.
 std::vector<std::string> context_notes(const comparison& c);
+
+// One line of the run summary (run_summary.hpp): a metric of an ok workload, or a workload that did
+// not end ok (status, and its message in `max`). Strings already passed through terminal_text.
+struct run_row {
+  std::string workload, status, metric, median, unit, spread, min, max;
+};
+std::vector<run_row> run_rows(const result_file& r);
+bool any_throttled(const result_file& r);  // any workload's clocks throttled
+inline constexpr const char* run_throttle_footnote = "* clock throttling was seen during this workload's repetitions";
 
 // One CSV field (RFC 4180): quoted when it holds a comma, quote or line break, quotes doubled.
 std::string csv_field(const std::string& s);

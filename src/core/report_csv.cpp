@@ -1,5 +1,6 @@
-// CSV (RFC 4180): one line per row and candidate, so a spreadsheet or pandas gets a tidy table.
-// Numbers are plain (no units, no %); empty fields where a value does not exist.
+// CSV (RFC 4180). A comparison: one line per row and candidate, so a spreadsheet or pandas gets a
+// tidy table; numbers are plain (no units, no %); empty fields where a value does not exist. A run
+// summary: the table's columns, the numbers as the table prints them.
 #include <iterator>
 
 #include <cmath>
@@ -69,6 +70,16 @@ void csv_reporter::report(const comparison& given, std::ostream& out) const {
       for (std::size_t i = 0; i < std::size(fields); ++i) line += (i ? "," : "") + quoted(fields[i]);
       out << line << '\n';
     }
+}
+
+void csv_reporter::report(const result_file& r, std::ostream& out) const {
+  out << "workload,status,metric,median,unit,spread,min,max_or_message\n";
+  for (const auto& x : report_detail::run_rows(r)) {
+    const std::string* fields[] = {&x.workload, &x.status, &x.metric, &x.median, &x.unit, &x.spread, &x.min, &x.max};
+    std::string line;
+    for (std::size_t i = 0; i < std::size(fields); ++i) line += (i ? "," : "") + quoted(*fields[i]);
+    out << line << '\n';
+  }
 }
 
 }  // namespace cudabench

@@ -108,10 +108,10 @@ std::string samples_chart(const workload_view& w, const std::string& metric_name
     for (std::size_t j = 0; j < n; ++j) pts.emplace_back(xpos(j), y(m.samples[order[j]]));
     const bool throttled = r->clocks.throttled || !r->clocks.throttle_reasons.empty();
     c.dots(pts, col,
-           fmt::format("{}: {} samples, median {} {}{}", labels[f], n, report_detail::format_value(med), m.unit,
+           fmt::format("{}: {} samples, median {} {}{}", labels[f], n, format_value(med), m.unit,
                        throttled ? " (throttled)" : ""));
     c.text(cx, height - bottom + 28,
-           fmt::format("median {} · spread {:.2g}%{}", report_detail::format_value(med),
+           fmt::format("median {} · spread {:.2g}%{}", format_value(med),
                        med != 0 ? (*mx - *mn) / std::abs(med) * 100 : 0.0, throttled ? " *" : ""),
            "middle", throttled ? "bad" : "t",
            "spread: (max - min) / median of this file's samples");

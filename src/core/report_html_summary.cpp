@@ -31,7 +31,7 @@ std::string summary_section(const std::vector<workload_view>& workloads) {
       if (m && !m->samples.empty() && r->state == status::ok) {
         const double med = median(m->samples);
         const auto [mn, mx] = std::minmax_element(m->samples.begin(), m->samples.end());
-        median_text = report_detail::format_value(med) + (throttled ? "*" : "");
+        median_text = format_value(med) + (throttled ? "*" : "");
         if (med != 0) spread = fmt::format("{:.2g}%", (*mx - *mn) / std::abs(med) * 100);
         std::vector<int> seen = m->rounds;
         std::sort(seen.begin(), seen.end());

@@ -1,5 +1,6 @@
-// JSON: the whole comparison for scripts and dashboards. Documented by
-// configs/schema/compare.schema.json (compare_schema_version "1.0").
+// JSON: the whole comparison for scripts and dashboards, documented by
+// configs/schema/compare.schema.json (compare_schema_version "1.0"); for a run summary, the result
+// file itself.
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,10 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
   j["summary"] = std::move(summary);
   j["regression"] = c.any_regression();
   out << json_text_safe(j.dump(2)) << '\n';
+}
+
+void json_reporter::report(const result_file& r, std::ostream& out) const {
+  out << json_text_safe(to_json(r).dump(2)) << '\n';
 }
 
 }  // namespace cudabench

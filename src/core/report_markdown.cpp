@@ -1,12 +1,14 @@
 // Markdown, the seed's table style, usable as a PR comment or in README:
 //   | workload | CUDA 12.1 | CUDA 12.4 | change |
 // With 3+ files, one value column per file and one change column per candidate. Regressions are
-// bold; failed cells show the status in capitals ("OOM").
+// bold; failed cells show the status in capitals ("OOM"). A run summary: a heading with the label
+// and GPU, one table row per metric.
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "cudabench/report.hpp"
+#include "cudabench/text_safety.hpp"
 #include "report_common.hpp"
 
 namespace cudabench {
@@ -86,6 +88,17 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   if (c.single_round_warning) out << "Note: " << escape(*c.single_round_warning) << "\n\n";
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
   out << "<sub>" << settings_text(c) << "; change: positive = better, [95% confidence interval]</sub>\n";
+}
+
+void markdown_reporter::report(const result_file& r, std::ostream& out) const {
+  out << fmt::format("**{}** — {}\n\n", terminal_text(r.label()),
+                     terminal_text(r.environment.value("device", nlohmann::ordered_json::object())
+                                       .value("name", std::string("unknown GPU"))));
+  out << "| workload | status | metric | median | unit | spread | min | max |\n";
+  out << "|---|---|---|---:|---|---:|---:|---:|\n";
+  for (const auto& x : run_rows(r))
+    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", x.workload, x.status, x.metric, x.median, x.unit,
+                       x.spread, x.min, x.max);
 }
 
 }  // namespace cudabench

@@ -1,6 +1,7 @@
-// Terminal table: environment differences, then one aligned row per (workload, metric), then the
-// footnotes and one summary line per candidate. Verdicts are coloured only when asked to
-// (report_options::color: the CLI sets it for a tty without NO_COLOR).
+// Terminal table. A comparison: environment differences, then one aligned row per (workload,
+// metric), then the footnotes and one summary line per candidate. Verdicts are coloured only when
+// asked to (report_options::color: the CLI sets it for a tty without NO_COLOR). A run summary: one
+// aligned row per metric, and the throttling footnote.
 #include <optional>
 #include <vector>
 
@@ -120,6 +121,25 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   if (c.single_round_warning) out << "note: " << *c.single_round_warning << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << '\n';
   out << "(" << settings_text(c) << "; change: positive = better)\n";
+}
+
+void table_reporter::report(const result_file& r, std::ostream& out) const {
+  const std::vector<run_row> rows = run_rows(r);
+  const run_row header{"workload", "status", "metric", "median", "unit", "spread", "min", "max/message"};
+  std::size_t w[8] = {};
+  auto widen = [&](const run_row& x) {
+    const std::string* f8[] = {&x.workload, &x.status, &x.metric, &x.median, &x.unit, &x.spread, &x.min, &x.max};
+    for (int i = 0; i < 8; ++i) w[i] = std::max(w[i], f8[i]->size());
+  };
+  widen(header);
+  for (const auto& x : rows) widen(x);
+  auto line = [&](const run_row& x) {
+    return fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  {}\n", x.workload, w[0], x.status,
+                       w[1], x.metric, w[2], x.median, w[3], x.unit, w[4], x.spread, w[5], x.min, w[6], x.max);
+  };
+  out << line(header);
+  for (const auto& x : rows) out << line(x);
+  if (any_throttled(r)) out << run_throttle_footnote << '\n';
 }
 
 }  // namespace cudabench

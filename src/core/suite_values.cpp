@@ -34,17 +34,6 @@ std::string describe(const nlohmann::ordered_json& v) {
   }
 }
 
-const char* type_name(param_type t) {
-  switch (t) {
-    case param_type::integer: return "integer";
-    case param_type::number: return "number";
-    case param_type::string: return "string";
-    case param_type::boolean: return "boolean";
-    case param_type::bytes: return "bytes";
-  }
-  return "?";
-}
-
 std::string expected_phrase(param_type t) {
   switch (t) {
     case param_type::integer: return "an integer";

@@ -19,7 +19,6 @@ std::string describe(const nlohmann::ordered_json& v);
 
 // "an integer", "a string", ... as used in "expected ...".
 std::string expected_phrase(param_type t);
-const char* type_name(param_type t);  // "integer", "string", ...
 
 // A number in its shortest round-trip form ("1", "0.5", "1e+20").
 std::string format_number(double v);

@@ -1,9 +1,6 @@
-// run_suite(): the loop over workloads, progress on stderr, and the result file rewritten
+// run_suite(): the loop over workloads, progress to the observer, and the result file rewritten
 // atomically after every workload.
-#include <chrono>
-
 #include <cuda_runtime.h>
-#include <fmt/format.h>
 
 #include "cudabench/build_config.hpp"
 #include "cudabench/device_memory.hpp"
@@ -12,15 +9,11 @@
 #include "cudabench/runner.hpp"
 
 namespace cudabench {
-namespace {
-std::string fmt_duration(double s) {
-  if (s < 60) return fmt::format("{:.1f}s", s);
-  return fmt::format("{}m{:02d}s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-}
-}  // namespace
 
 result_file run_suite(const suite& s, const factory_lookup& factories, const runner_options& opts,
-                      const std::atomic<bool>& stop) {
+                      const std::atomic<bool>& stop, run_observer* observer) {
+  run_observer silent;
+  run_observer& obs = observer ? *observer : silent;
   require_device(opts.device);
   // Who else computes on this GPU, asked before cudaSetDevice creates our own context there.
   const auto others = other_gpu_processes(opts.device);
@@ -34,13 +27,10 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   out.build = build_info();
   out.environment = probe_environment(opts.device, opts.label);
   if (others) out.environment["other_processes"] = *others;
-  out.suite = {{"name", s.name}, {"source", s.source}, {"sha256", s.sha256}};
-  out.settings = {{"repetitions", opts.settings.repetitions},
-                  {"warmup", opts.settings.warmup},
-                  {"min_time_ms", opts.settings.min_time_ms},
-                  {"warmup_ms", opts.settings.warmup_ms},
-                  {"cold_l2", opts.cold},
-                  {"mem_limit_bytes", opts.mem_limit}};
+  out.suite = suite_identity_json(s);
+  out.settings = to_json(opts.settings);
+  out.settings["cold_l2"] = opts.cold;
+  out.settings["mem_limit_bytes"] = opts.mem_limit;
   if (!opts.tuning_from_source.empty()) out.settings["tuning_from"] = opts.tuning_from_source;
   out.started_at = utc_now_iso8601();
   auto save = [&] {
@@ -49,24 +39,16 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   };
   save();
 
-  const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = s.workloads.size();
   for (std::size_t i = 0; i < n && !stop; ++i) {
     const auto& spec = s.workloads[i];
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!opts.quiet) {
-      const std::string eta = i ? fmt_duration(elapsed / static_cast<double>(i) * static_cast<double>(n - i)) : "?";
-      fmt::print(stderr, "[{}/{}] {} ... elapsed {}, ETA {}\n", i + 1, n, spec.id, fmt_duration(elapsed), eta);
-    }
+    obs.on_workload_start(i, n, spec);
     workload_result r = run_workload(spec, factories(spec.kind), opts, stop);
-    if (!opts.quiet && r.state != status::ok)
-      fmt::print(stderr, "      {}: {}\n", to_string(r.state), r.message);
+    obs.on_workload_done(i, n, r);
     out.workloads.push_back(std::move(r));
     save();
   }
-  if (stop && !opts.quiet)
-    fmt::print(stderr, "interrupted: {} of {} workloads recorded{}\n", out.workloads.size(), n,
-               opts.output_path.empty() ? "" : " in " + opts.output_path);
+  if (stop) obs.on_interrupted(out.workloads.size(), n);
   return out;
 }
 

@@ -25,13 +25,15 @@ result_file sample_result() {
 }
 }  // namespace
 
+// The one formatter, compare's: 4 significant digits.
 TEST(RunSummary, FormatValue) {
   EXPECT_EQ(format_value(0.0), "0");
-  EXPECT_EQ(format_value(0.2), "0.2");
-  EXPECT_EQ(format_value(1.234), "1.23");
-  EXPECT_EQ(format_value(12.34), "12.3");
-  EXPECT_EQ(format_value(687.24), "687");
-  EXPECT_EQ(format_value(4.3e6), "4.3e+06");
+  EXPECT_EQ(format_value(0.2), "0.2000");
+  EXPECT_EQ(format_value(1.234), "1.234");
+  EXPECT_EQ(format_value(12.34), "12.34");
+  EXPECT_EQ(format_value(687.24), "687.2");
+  EXPECT_EQ(format_value(4.3e6), "4300000");
+  EXPECT_EQ(format_value(1e-4), "1.000e-04");
 }
 
 TEST(RunSummary, Markdown) {
@@ -39,8 +41,8 @@ TEST(RunSummary, Markdown) {
             "**CUDA 13.0** — NVIDIA H200\n\n"
             "| workload | status | metric | median | unit | spread | min | max |\n"
             "|---|---|---|---:|---|---:|---:|---:|\n"
-            "| matmul/dtype=fp16/m=4096/n=4096/k=4096 | ok | time_ms | 0.2 | ms | ±11.2% | 0.2 | 0.25 |\n"
-            "| matmul/dtype=fp16/m=4096/n=4096/k=4096 | ok | tflops | 687 | TFLOP/s | ±8.9% | 550 | 687 |\n"
+            "| matmul/dtype=fp16/m=4096/n=4096/k=4096 | ok | time_ms | 0.2000 | ms | ±11.2% | 0.2000 | 0.2500 |\n"
+            "| matmul/dtype=fp16/m=4096/n=4096/k=4096 | ok | tflops | 687.2 | TFLOP/s | ±8.9% | 549.8 | 687.2 |\n"
             "| transformer_memory/batch=128 | oom |  |  |  |  |  | allocation of 2.00 GiB would exceed --mem-limit "
             "24.00 GiB |\n");
 }
