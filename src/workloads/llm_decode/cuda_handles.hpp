@@ -46,6 +46,11 @@ class graph_exec {
  public:
   graph_exec() = default;
   ~graph_exec() { reset(); }
+  graph_exec(graph_exec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+  graph_exec& operator=(graph_exec&& o) noexcept {
+    std::swap(exec_, o.exec_);
+    return *this;
+  }
   graph_exec(const graph_exec&) = delete;
   graph_exec& operator=(const graph_exec&) = delete;
   void reset() {
