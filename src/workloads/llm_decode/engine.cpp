@@ -3,8 +3,8 @@
 #include "workloads/llm_decode/engine.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +15,7 @@
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/safetensors.hpp"
@@ -27,7 +28,6 @@
 #include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 #include "kernels/llm_decode/swiglu.cuh"
-#include "workloads/llm_decode/cuda_handles.hpp"
 #include "workloads/llm_decode/tuner.hpp"
 
 namespace cudabench::llm {
