@@ -13,6 +13,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
+#include "cudabench/timing.hpp"
 #include "kernels/llm_decode/gemv.cuh"
 
 namespace cudabench::llm {
@@ -56,7 +57,6 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     return out;
   }
   clear_scratch(s);
-  cuda_event begin, end;
   constexpr int kRounds = 5;  // after one warm-up round
   for (int site = 0; site < kGemvSites; ++site) {
     const int launches = site == site_lm_head ? 1 : num_layers;
@@ -65,12 +65,9 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     // variant keeps its best round.
     for (int round = 0; round <= kRounds; ++round)
       for (int v = 0; v < k::kGemvVariants; ++v) {
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
-        for (int l = 0; l < launches; ++l) enqueue_site(site, l, v, s);
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
-        CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-        float ms = 0.0f;
-        CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+        const float ms = time_enqueued_ms(s, 1, [&] {
+          for (int l = 0; l < launches; ++l) enqueue_site(site, l, v, s);
+        });
         if (round > 0 && (round == 1 || ms < variant_ms[v])) variant_ms[v] = ms;
       }
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
@@ -159,16 +156,10 @@ decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int 
     const int steps = std::min(8, std::max(1, shape.max_length - 1));
     const int start = std::max(0, (shape.prompt_tokens + shape.max_length) / 2 - steps);
     std::vector<float> best(2 * n, 0.0f);
-    cuda_event begin, end;
     for (int round = 0; round <= 2; ++round) {  // round 0 warms up (the first replay uploads the graph)
       for (int i : live) {
         CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(device_position, &start, sizeof(int), cudaMemcpyHostToDevice, s));
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
-        for (int r = 0; r < steps; ++r) graphs[i].launch(s);
-        CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
-        CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-        float ms = 0.0f;
-        CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
+        const float ms = time_enqueued_ms(s, steps, [&] { graphs[i].launch(s); });
         if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
       }
     }
