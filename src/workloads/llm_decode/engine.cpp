@@ -96,9 +96,9 @@ class engine_impl final : public engine {
 
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
     const cudaStream_t s = stream_.get();
-    gemv_tuning gemv = tune_gemv_variants(
-        forced_, c.num_layers, s, [this](int site, int l, int v, cudaStream_t cs) { enqueue_site_gemv(site, l, v, cs); },
-        [this](cudaStream_t cs) { clear_scratch(cs); });
+    const auto enqueue_site = [this](int site, int l, int v, cudaStream_t cs) { enqueue_site_gemv(site, l, v, cs); };
+    gemv_tuning gemv =
+        tune_gemv_variants(forced_, c.num_layers, s, enqueue_site, [this](cudaStream_t cs) { clear_scratch(cs); });
     std::copy(std::begin(gemv.variant), std::end(gemv.variant), gemv_variant_);
     const int chunk0 = attn_shape_.chunk;
     decode_graph_choice graph = tune_decode_graph(
