@@ -1,41 +1,15 @@
-// RAII CUDA stream/event wrappers and the L2 flush used by cold-cache mode. GPU work is timed with
-// events on one stream only -- never host timers.
+// Timing helpers over the stream/event owners (cuda_handles.hpp): event-timed enqueues for the
+// setup-time tuners, and the L2 flush used by cold-cache mode.
 #pragma once
 #include <cstddef>
 
 #include <cuda_runtime.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 
 namespace cudabench {
-
-class cuda_stream {
- public:
-  cuda_stream();
-  ~cuda_stream();
-  cuda_stream(const cuda_stream&) = delete;
-  cuda_stream& operator=(const cuda_stream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class cuda_event {
- public:
-  cuda_event();
-  ~cuda_event();
-  cuda_event(const cuda_event&) = delete;
-  cuda_event& operator=(const cuda_event&) = delete;
-  void record(cudaStream_t s);
-  cudaEvent_t get() const { return e_; }
-  // Milliseconds from `start` to this event; both must have completed.
-  float since(const cuda_event& start) const;
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
 
 // Elapsed ms of `fn` enqueued `reps` times back to back on `stream`, between two events. For
 // setup-time choices (algorithm or kernel variant tuning), not for the measurement itself.

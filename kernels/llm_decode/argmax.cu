@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/launch.cuh"
 
 namespace cudabench::kernels::llm {
@@ -20,6 +21,9 @@ __device__ __forceinline__ bool better(float v, int i, float bv, int bi) {
   if (vn || v == bv) return i < bi;
   return v > bv;
 }
+struct better_pair {
+  __device__ __forceinline__ bool operator()(float v, int i, float bv, int bi) const { return better(v, i, bv, bi); }
+};
 
 __global__ void __launch_bounds__(kThreads)
     argmax_kernel(const float* logits, int vocab, std::int32_t* tokens, int capacity, int* pos, int prefill_last) {
@@ -31,24 +35,14 @@ __global__ void __launch_bounds__(kThreads)
   int bi = 0x7fffffff;
   for (int i = threadIdx.x; i < vocab; i += kThreads)
     if (better(logits[i], i, bv, bi)) bv = logits[i], bi = i;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-    if (better(ov, oi, bv, bi)) bv = ov, bi = oi;
-  }
+  warp_best(bv, bi, better_pair{});
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) sv[warp] = bv, si[warp] = bi;
   __syncthreads();
   if (warp != 0) return;
   bv = sv[lane];
   bi = si[lane];
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-    if (better(ov, oi, bv, bi)) bv = ov, bi = oi;
-  }
+  warp_best(bv, bi, better_pair{});
   if (lane == 0) {
     const int p = prefill_last >= 0 ? prefill_last : *pos;
     if (p + 1 < capacity) {

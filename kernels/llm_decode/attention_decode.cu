@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 

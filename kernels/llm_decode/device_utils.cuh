@@ -1,5 +1,6 @@
 // Device helpers shared by the kernels in kernels/llm_decode/ (include from .cu files only):
-// fp16/bf16 <-> fp32 conversion, packed loads of 2/4/8 elements, warp and block reductions.
+// fp16/bf16 <-> fp32 conversion, packed loads of 2/4/8 elements; warp and block reductions come
+// from kernels/common/reduce.cuh.
 // Every kernel keeps its arithmetic in fp32 and rounds to the storage type where transformers'
 // fp16/bf16 Llama rounds (after each projection, norm and residual add), so outputs track it.
 #pragma once
@@ -8,6 +9,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include "kernels/common/reduce.cuh"
 
 namespace cudabench::kernels::llm {
 
@@ -73,29 +76,6 @@ template <>
 __device__ __forceinline__ float dot_pack<__nv_bfloat16, unsigned short>(const unsigned short& a,
                                                                          const unsigned short& b) {
   return __bfloat162float(__ushort_as_bfloat16(a)) * __bfloat162float(__ushort_as_bfloat16(b));
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// Sum over the block; every thread gets the result. `scratch` holds >= 32 floats. Contains
-// __syncthreads(): all threads of the block must call it.
-__device__ __forceinline__ float block_sum(float v, float* scratch) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
-  v = warp_sum(v);
-  __syncthreads();  // scratch may still be read by a previous call
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  float t = lane < warps ? scratch[lane] : 0.0f;
-  return warp_sum(t);
 }
 
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 
 namespace cudabench::kernels::llm {

@@ -10,6 +10,7 @@
 #include <cuda_fp8.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 
 namespace cudabench::kernels {
 namespace {
@@ -43,10 +44,9 @@ __global__ void reference_gemm_samples_kernel(const TIn* __restrict__ a, const T
     dot += t;
     sum_sq += t * t;
   }
-  for (int offset = warp_size / 2; offset > 0; offset /= 2) {
-    dot += __shfl_down_sync(0xffffffffu, dot, offset);
-    sum_sq += __shfl_down_sync(0xffffffffu, sum_sq, offset);
-  }
+  // Lane 0 gets the same pairs a shfl_down tree would give it (reduce.cuh).
+  dot = warp_sum(dot);
+  sum_sq = warp_sum(sum_sq);
   if (lane == 0) {
     gemm_sample_result r;
     r.ref = dot;

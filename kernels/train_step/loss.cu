@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 
 namespace cudabench::kernels {
 namespace {
@@ -29,7 +30,8 @@ __global__ void __launch_bounds__(threads)
     local += d * d;
     store(dy + i, g * d);
   }
-  for (int off = 16; off > 0; off >>= 1) local += __shfl_xor_sync(0xffffffffu, local, off);
+  local = warp_sum(local);
+  // Thread 0 adds the warp sums in order (not block_sum's second butterfly): the loss's numbers.
   __shared__ float warp_sums[threads / 32];
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = local;
   __syncthreads();

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/reduce.cuh"
 
 namespace cudabench::kernels {
 namespace {
@@ -16,12 +17,6 @@ __device__ inline float to_f(float x) { return x; }
 __device__ inline float to_f(__half x) { return __half2float(x); }
 __device__ inline void store(float* p, float v) { *p = v; }
 __device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
-
-__device__ inline float warp_sum(float v) {
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-  return v;
-}
 
 template <class T>
 __global__ void layernorm_kernel(T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,

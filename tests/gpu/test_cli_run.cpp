@@ -15,20 +15,17 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/result.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace fs = std::filesystem;
 using namespace cudabench;
 
 namespace {
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 fs::path temp_path(const std::string& name) { return fs::temp_directory_path() / ("cudabench_e2e_" + name); }
 }  // namespace
 
 TEST(CliRunE2E, QuickSuiteResultFileIsComplete) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: end-to-end run needs a GPU";
+  CUDABENCH_REQUIRE_GPU("end-to-end run needs a GPU");
   const fs::path out = temp_path("quick.json");
   fs::remove(out);
   const std::string cmd = std::string(CUDABENCH_BINARY) + " --suite quick --reps 2 --warmup 1 --min-time-ms 2 -q -o " +
@@ -56,7 +53,7 @@ TEST(CliRunE2E, QuickSuiteResultFileIsComplete) {
 }
 
 TEST(CliRunE2E, InterruptKeepsFinishedWorkloads) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: end-to-end run needs a GPU";
+  CUDABENCH_REQUIRE_GPU("end-to-end run needs a GPU");
   const fs::path out = temp_path("interrupted.json");
   fs::remove(out);
   const pid_t pid = fork();

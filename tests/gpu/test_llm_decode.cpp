@@ -19,24 +19,21 @@
 #include <nlohmann/json.hpp>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "workloads/llm_decode/weights.hpp"
 #include "workloads/llm_decode/llm_decode.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
+#include "gpu_test_fixture.hpp"
 
 using namespace cudabench;
 namespace fs = std::filesystem;
 
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+#define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
 
 workload_spec make_spec(const std::string& model, const std::string& weights, const std::string& dtype, int prompt,
                         int max_length) {
@@ -50,16 +47,15 @@ workload_spec make_spec(const std::string& model, const std::string& weights, co
 }
 
 struct harness {
-  cudaStream_t stream = nullptr;
+  cuda_stream owner;  // non-blocking
+  cudaStream_t stream = owner.get();
   cudaDeviceProp props{};
   run_context ctx;
   harness() {
-    CUDABENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUDABENCH_CHECK_CUDA(cudaGetDeviceProperties(&props, 0));
     ctx.stream = stream;
     ctx.props = &props;
   }
-  ~harness() { cudaStreamDestroy(stream); }
 };
 
 std::unique_ptr<llm_decode_workload> make_workload(const workload_spec& spec) {

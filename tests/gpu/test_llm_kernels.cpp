@@ -19,18 +19,14 @@
 #include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 #include "kernels/llm_decode/swiglu.cuh"
+#include "gpu_test_fixture.hpp"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;
 
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+#define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
 
 double rh(double v) { return __half2float(__float2half_rn(static_cast<float>(v))); }  // round through fp16
 

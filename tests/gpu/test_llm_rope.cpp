@@ -28,18 +28,14 @@
 #include "cudabench/device_memory.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
+#include "gpu_test_fixture.hpp"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;
 
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: GPU test skipped"
+#define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
 
 float to_f(__half v) { return __half2float(v); }
 float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }

@@ -13,26 +13,13 @@
 #include "cudabench/registry.hpp"
 #include "workloads/matmul/matmul.hpp"
 #include "workloads/matmul/matmul_workload.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
 
-class matmul_gpu : public ::testing::Test {
+class matmul_gpu : public gpu_test::gpu_fixture {
  protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device: GPU test skipped";
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    ASSERT_EQ(cudaGetDeviceProperties(&props_, 0), cudaSuccess);
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-    ctx_.stream = stream_;
-    ctx_.device = 0;
-    ctx_.props = &props_;
-  }
-  void TearDown() override {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-
   static workload_spec spec(const std::string& dtype, int m, int n, int k, int batch = 0) {
     workload_spec s;
     s.kind = "matmul";
@@ -67,10 +54,6 @@ class matmul_gpu : public ::testing::Test {
     EXPECT_GT(v.tolerance, 0);
     w->teardown();
   }
-
-  cudaDeviceProp props_{};
-  cudaStream_t stream_ = nullptr;
-  run_context ctx_;
 };
 
 const char* const all_dtypes[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};

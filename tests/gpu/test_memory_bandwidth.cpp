@@ -15,26 +15,13 @@
 #include "kernels/memory_bandwidth/copy_vec16.cuh"
 #include "workloads/memory_bandwidth/memory_bandwidth.hpp"
 #include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
 
-class memory_bandwidth_gpu : public ::testing::Test {
+class memory_bandwidth_gpu : public gpu_test::gpu_fixture {
  protected:
-  void SetUp() override {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device: GPU test skipped";
-    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-    ASSERT_EQ(cudaGetDeviceProperties(&props_, 0), cudaSuccess);
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-    ctx_.stream = stream_;
-    ctx_.device = 0;
-    ctx_.props = &props_;
-  }
-  void TearDown() override {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-
   static workload_spec spec(const std::string& op, std::int64_t bytes) {
     workload_spec s;
     s.kind = "memory_bandwidth";
@@ -55,10 +42,6 @@ class memory_bandwidth_gpu : public ::testing::Test {
       *p ^= 0x01;
     }
   }
-
-  cudaDeviceProp props_{};
-  cudaStream_t stream_ = nullptr;
-  run_context ctx_;
 };
 
 const char* const all_ops[] = {"d2d", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "memset"};

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
@@ -23,19 +24,12 @@
 #include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet50.hpp"
 #include "workloads/resnet50/resnet50_workload.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-#define RESNET_REQUIRE_GPU()                                                       \
-  do {                                                                             \
-    if (!have_gpu()) GTEST_SKIP() << "no CUDA device: resnet50 GPU tests skipped"; \
-  } while (0)
+#define RESNET_REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("resnet50 GPU tests skipped")
 
 workload_spec spec(const std::string& dtype, int batch, int image_size, const std::string& weights = "random") {
   workload_spec s;
@@ -52,9 +46,8 @@ workload_spec spec(const std::string& dtype, int batch, int image_size, const st
 }
 
 struct stream_holder {
-  cudaStream_t s = nullptr;
-  stream_holder() { CUDABENCH_CHECK_CUDA(cudaStreamCreate(&s)); }
-  ~stream_holder() { cudaStreamDestroy(s); }
+  cuda_stream owner{cudaStreamDefault};  // blocking, as cudaStreamCreate makes
+  cudaStream_t s = owner.get();
 };
 
 run_context context(cudaStream_t s) {

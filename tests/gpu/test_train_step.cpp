@@ -16,16 +16,12 @@
 #include "cudabench/registry.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 #include "workloads/train_step/validate.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: train_step GPU tests skipped"
+#define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("train_step GPU tests skipped")
 
 std::vector<float> download(const float* p, std::size_t n) {
   std::vector<float> v(n);

@@ -19,16 +19,12 @@
 #include "kernels/transformer_memory/attention.cuh"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/validate.hpp"
+#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device: transformer_memory GPU tests skipped"
+#define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("transformer_memory GPU tests skipped")
 
 struct limit_guard {
   explicit limit_guard(std::uint64_t bytes) { memory_tracker::set_limit(bytes); }

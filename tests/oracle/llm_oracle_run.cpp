@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/llm_config.hpp"
-#include "workloads/llm_decode/cuda_handles.hpp"
 #include "workloads/llm_decode/engine.hpp"
 
 namespace {
@@ -93,7 +93,7 @@ void run_one(const cudabench::llm_config& config, const std::string& model, cons
   source.from_checkpoint = true;
   source.checkpoint_dir = model;
   auto engine = llm::make_engine(config, llm::dtype_from_string(dtype), shape, source);
-  llm::cuda_stream stream;
+  cuda_stream stream;
   std::vector<float> logits;
   std::vector<std::int32_t> tokens;
   for (int i = 0; i < c.count; ++i) {

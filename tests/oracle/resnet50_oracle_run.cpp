@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet_reference.hpp"
@@ -49,8 +50,8 @@ int main(int argc, char** argv) {
     }
     device_buffer<float> images(count);
     CUDABENCH_CHECK_CUDA(cudaMemcpy(images.get(), host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
-    cudaStream_t stream = nullptr;
-    CUDABENCH_CHECK_CUDA(cudaStreamCreate(&stream));
+    const cuda_stream owner(cudaStreamDefault);  // blocking, as cudaStreamCreate makes
+    const cudaStream_t stream = owner.get();
 
     std::vector<float> logits;
     if (args["--impl"] == "reference") {
@@ -71,7 +72,6 @@ int main(int argc, char** argv) {
       return 3;
 #endif
     }
-    cudaStreamDestroy(stream);
     std::ofstream out(args["--output"], std::ios::binary);
     out.write(reinterpret_cast<const char*>(logits.data()),
               static_cast<std::streamsize>(logits.size() * sizeof(float)));

@@ -4,8 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,10 +12,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/safetensors.hpp"
@@ -24,33 +23,17 @@
 #include "kernels/llm_decode/attention_decode.cuh"
 #include "kernels/llm_decode/attention_prefill.cuh"
 #include "kernels/llm_decode/embedding.cuh"
-#include "cudabench/pick_fastest.hpp"
 #include "kernels/llm_decode/gemv.cuh"
 #include "kernels/llm_decode/launch.cuh"
 #include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 #include "kernels/llm_decode/swiglu.cuh"
-#include "workloads/llm_decode/cuda_handles.hpp"
+#include "workloads/llm_decode/tuner.hpp"
 
 namespace cudabench::llm {
 namespace {
 
 namespace k = cudabench::kernels::llm;
-
-// The decode step's GEMV call sites; each gets its own tuned launch variant (gemv.cuh).
-enum gemv_site { site_qkv, site_o, site_gate_up, site_down, site_lm_head, kGemvSites };
-constexpr const char* kSiteNames[kGemvSites] = {"qkv", "o", "gate_up", "down", "lm_head"};
-
-// Decode attention split sizes the setup tuner tries: the smallest power of two >= 8 positions
-// per block that keeps at most 64 splits (the merge kernel walks all splits per thread), and its
-// double and quadruple. Small chunks spread a short sequence over more blocks (less serial work
-// per block), large ones do less merging; the workspace is sized for the first.
-constexpr int kChunkCandidates = 3;
-int smallest_decode_chunk(int max_len) {
-  int chunk = 8;
-  while ((max_len + chunk - 1) / chunk > 64) chunk *= 2;
-  return chunk;
-}
 
 template <class T>
 class engine_impl final : public engine {
@@ -112,9 +95,29 @@ class engine_impl final : public engine {
     gemm_down_ = std::make_unique<lt_matmul>(make_linear(*lt_, P, H, I, types));
 
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
-    tune_gemv_variants();
-    capture_decode_graph();
-    tuning_ = fmt::format("decode GEMV variants {}; {}", gemv_summary_, graph_summary_);
+    const cudaStream_t s = stream_.get();
+    const auto enqueue_site = [this](int site, int l, int v, cudaStream_t cs) { enqueue_site_gemv(site, l, v, cs); };
+    gemv_tuning gemv =
+        tune_gemv_variants(forced_, c.num_layers, s, enqueue_site, [this](cudaStream_t cs) { clear_scratch(cs); });
+    std::copy(std::begin(gemv.variant), std::end(gemv.variant), gemv_variant_);
+    const int chunk0 = attn_shape_.chunk;
+    decode_graph_choice graph = tune_decode_graph(
+        forced_, chunk0, shape_, pos_.get(), s, [this, s](graph_exec& g, int chunk, bool programmatic) {
+          attn_shape_.chunk = chunk;
+          g.capture(s, [this, programmatic](cudaStream_t cs) { enqueue_decode_step(cs, programmatic); });
+        });
+    attn_shape_.chunk = chunk0;
+    graph_ = std::move(graph.graph);
+    programmatic_ = graph.programmatic;
+    chunk_ = graph.chunk;
+    // Back to the state before tuning: the replays wrote tokens, cache rows and the position.
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(k_cache_.get(), 0, k_cache_.bytes(), s));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), s));
+    clear_scratch(s);
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
+    tuning_ = fmt::format("decode GEMV variants {}; {}", gemv.summary, graph.summary);
   }
 
   const llm_config& config() const override { return cfg_; }
@@ -149,7 +152,7 @@ class engine_impl final : public engine {
   void prefill(cudaStream_t stream) override { enqueue_prefill(stream); }
 
   void decode(int steps, cudaStream_t stream) override {
-    for (int i = 0; i < steps; ++i) graphs_[chosen_graph_].launch(stream);
+    for (int i = 0; i < steps; ++i) graph_.launch(stream);
   }
 
   std::vector<float> read_logits(cudaStream_t stream) const override {
@@ -169,13 +172,13 @@ class engine_impl final : public engine {
   }
 
   void* weight_data() override { return weights_.get(); }
-  bool programmatic_launch() const override { return programmatic_[chosen_graph_]; }
+  bool programmatic_launch() const override { return programmatic_; }
   const std::string& tuning() const override { return tuning_; }
   nlohmann::ordered_json tuning_choices() const override {
     nlohmann::ordered_json gemv = nlohmann::ordered_json::object();
     for (int site = 0; site < kGemvSites; ++site) gemv[kSiteNames[site]] = gemv_variant_[site];
     return {{"gemv", std::move(gemv)},
-            {"graph", {{"pdl", programmatic_[chosen_graph_]}, {"attn_chunk", chunk_[chosen_graph_]}}}};
+            {"graph", {{"pdl", programmatic_}, {"attn_chunk", chunk_}}}};
   }
 
  private:
@@ -285,179 +288,7 @@ class engine_impl final : public engine {
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(logits_.get(), 0, logits_.bytes(), s));
   }
 
-  // Setup-time autotuning of the GEMV launch shape per call site: each variant runs the site's
-  // GEMV over every layer's matrix (different weights each launch, so the timing streams from
-  // DRAM, not from the 50 MB L2) a few rounds, timed with events; the fastest round wins. All
-  // variants compute the same thing (tests/gpu/test_llm_kernels.cpp checks each against the CPU),
-  // so the choice only moves time. Llama-2-7B: 4 variants x 6 rounds x ~13 GB / 4 TB/s ~ 80 ms.
-  // CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere.
-  void tune_gemv_variants() {
-    const cudaStream_t s = stream_.get();
-    if (const char* env = std::getenv("CUDABENCH_LLM_GEMV"); env && *env) {
-      char* rest = nullptr;
-      const long v = std::strtol(env, &rest, 10);
-      if (*rest != '\0' || v < 0 || v >= k::kGemvVariants)
-        throw input_error(fmt::format("CUDABENCH_LLM_GEMV={}: not a GEMV variant (0..{})", env, k::kGemvVariants - 1));
-      for (int& site : gemv_variant_) site = static_cast<int>(v);
-      gemv_summary_ = fmt::format("forced to {} by CUDABENCH_LLM_GEMV", k::gemv_variant_name(static_cast<int>(v)));
-      return;
-    }
-    if (const auto it = forced_.find("gemv"); it != forced_.end()) {
-      // Replay (`--tuning-from`): every site's recorded variant, or an error naming what is missing.
-      for (int site = 0; site < kGemvSites; ++site) {
-        const auto v = it->find(kSiteNames[site]);
-        if (v == it->end() || !v->is_number_integer() || v->get<int>() < 0 || v->get<int>() >= k::kGemvVariants)
-          throw input_error(fmt::format("--tuning-from: llm tuning gemv.{} is missing or not a variant (0..{})",
-                                        kSiteNames[site], k::kGemvVariants - 1));
-        gemv_variant_[site] = v->get<int>();
-      }
-      gemv_summary_ = "replayed from --tuning-from";
-      return;
-    }
-    clear_scratch(s);
-    cuda_event begin, end;
-    constexpr int kRounds = 5;  // after one warm-up round
-    gemv_summary_.clear();
-    for (int site = 0; site < kGemvSites; ++site) {
-      const int launches = site == site_lm_head ? 1 : cfg_.num_layers;
-      std::vector<double> variant_ms(k::kGemvVariants, 0.0);
-      // Rounds interleave the variants, so a clock ramp during tuning hits all of them alike; each
-      // variant keeps its best round.
-      for (int round = 0; round <= kRounds; ++round)
-        for (int v = 0; v < k::kGemvVariants; ++v) {
-          CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
-          for (int l = 0; l < launches; ++l) enqueue_site_gemv(site, l, v, s);
-          CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
-          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-          float ms = 0.0f;
-          CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
-          if (round > 0 && (round == 1 || ms < variant_ms[v])) variant_ms[v] = ms;
-        }
-      gemv_variant_[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
-      gemv_summary_ += fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
-                                   k::gemv_variant_name(gemv_variant_[site]),
-                                   1000.0 * variant_ms[gemv_variant_[site]] / launches);
-    }
-    clear_scratch(s);
-    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
-  }
-
-  // Captures the decode graph for every candidate (attention split size x plain launches or
-  // programmatic dependent launch (launch.cuh), the latter where the driver takes it in a graph),
-  // times a few replays of each, interleaved, at a position halfway through the generation, and
-  // keeps the fastest. PDL overlaps each kernel's start with its predecessor's tail, but whether
-  // that wins depends on the driver and on how neighbouring kernels' blocks share the SMs.
-  // CUDABENCH_LLM_PDL=0 / =1 forces plain / PDL (PDL falls back to plain where unsupported);
-  // CUDABENCH_LLM_ATTN_CHUNK=<n> forces the split size (one of the candidates).
-  void capture_decode_graph() {
-    const cudaStream_t s = stream_.get();
-    const char* env = std::getenv("CUDABENCH_LLM_PDL");
-    bool force_plain = env && std::strcmp(env, "0") == 0;
-    bool force_pdl = env && std::strcmp(env, "1") == 0;
-    const auto replay = forced_.find("graph");
-    if (replay != forced_.end()) {
-      const auto pdl = replay->find("pdl");
-      if (pdl == replay->end() || !pdl->is_boolean())
-        throw input_error("--tuning-from: llm tuning graph.pdl is missing or not a boolean");
-      force_pdl = pdl->get<bool>();
-      force_plain = !force_pdl;
-    }
-    const int chunk0 = attn_shape_.chunk;
-    std::vector<int> chunks;
-    for (int i = 0; i < kChunkCandidates; ++i) chunks.push_back(chunk0 << i);
-    if (const char* cenv = std::getenv("CUDABENCH_LLM_ATTN_CHUNK"); cenv && *cenv) {
-      char* rest = nullptr;
-      const long c = std::strtol(cenv, &rest, 10);
-      if (*rest != '\0' || std::find(chunks.begin(), chunks.end(), c) == chunks.end())
-        throw input_error(fmt::format("CUDABENCH_LLM_ATTN_CHUNK={}: not one of the split sizes {} for max_length {}",
-                                      cenv, fmt::join(chunks, ", "), shape_.max_length));
-      chunks = {static_cast<int>(c)};
-    } else if (replay != forced_.end()) {
-      const auto c = replay->find("attn_chunk");
-      if (c == replay->end() || !c->is_number_integer() ||
-          std::find(chunks.begin(), chunks.end(), c->get<int>()) == chunks.end())
-        throw input_error(fmt::format("--tuning-from: llm tuning graph.attn_chunk is missing or not one of {}",
-                                      fmt::join(chunks, ", ")));
-      chunks = {c->get<int>()};
-    }
-
-    // Capture: PDL candidates first; if the driver refuses PDL in a graph, plain launches only.
-    const int n = static_cast<int>(chunks.size());
-    bool have_pdl = false;
-    for (int i = 0; i < 2 * n; ++i) {
-      const bool pdl = i < n;
-      attn_shape_.chunk = chunks[i % n];
-      programmatic_[i] = pdl;
-      chunk_[i] = attn_shape_.chunk;
-      if (pdl && (force_plain || (i > 0 && !have_pdl))) continue;
-      if (!pdl && force_pdl && have_pdl) continue;
-      if (pdl) {
-        try {
-          graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, true); });
-          have_pdl = true;
-        } catch (const cuda_error&) {
-          graphs_[i].reset();
-          (void)cudaGetLastError();  // not supported here: plain launches only
-        }
-      } else {
-        graphs_[i].capture(s, [this](cudaStream_t cs) { enqueue_decode_step(cs, false); });
-      }
-    }
-    attn_shape_.chunk = chunk0;
-
-    std::vector<int> live;
-    for (int i = 0; i < 2 * n; ++i)
-      if (graphs_[i]) live.push_back(i);
-    chosen_graph_ = live.front();
-    std::string timings;
-    if (live.size() > 1) {
-      // Replays around the middle of the generation (attention cost grows with the position);
-      // the prefill later rewrites every cache row and token they touch, and the argmax never
-      // advances past max_length - 1, so any number of replays is safe.
-      const int steps = std::min(8, std::max(1, shape_.max_length - 1));
-      const int start = std::max(0, (shape_.prompt_tokens + shape_.max_length) / 2 - steps);
-      std::vector<float> best(2 * n, 0.0f);
-      cuda_event begin, end;
-      for (int round = 0; round <= 2; ++round) {  // round 0 warms up (the first replay uploads the graph)
-        for (int i : live) {
-          CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(pos_.get(), &start, sizeof(int), cudaMemcpyHostToDevice, s));
-          CUDABENCH_CHECK_CUDA(cudaEventRecord(begin.get(), s));
-          for (int r = 0; r < steps; ++r) graphs_[i].launch(s);
-          CUDABENCH_CHECK_CUDA(cudaEventRecord(end.get(), s));
-          CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-          float ms = 0.0f;
-          CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, begin.get(), end.get()));
-          if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
-        }
-      }
-      std::vector<double> live_ms;
-      for (int i : live) live_ms.push_back(best[i]);
-      chosen_graph_ = live[pick_fastest(live_ms)];  // PDL and the smallest split first: ties keep the order
-      for (int i : live) {
-        timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic_[i] ? "PDL" : "plain",
-                               chunk_[i], best[i] / steps);
-      }
-      timings = " (timed per step: " + timings + ")";
-    }
-    for (int i = 0; i < 2 * n; ++i)
-      if (i != chosen_graph_) graphs_[i].reset();
-    std::string how = programmatic_[chosen_graph_] ? "programmatic dependent launch" : "plain launches";
-    if (replay != forced_.end()) how += " (replayed from --tuning-from)";
-    else if (force_plain || (force_pdl && have_pdl)) how += " (forced)";
-    else if (!have_pdl) how += " (programmatic launch not supported here)";
-    graph_summary_ = fmt::format("decode graph with {}, attention split {} positions{}", how, chunk_[chosen_graph_],
-                                 timings);
-
-    // Back to the constructor's state: the replays wrote tokens, cache rows and the position.
-    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), s));
-    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
-    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(k_cache_.get(), 0, k_cache_.bytes(), s));
-    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), s));
-    clear_scratch(s);
-    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
-  }
-
-  // One decode step; captured once into decode_graph_. Row 0 of the activation buffers is the
+  // One decode step; captured into graph_. Row 0 of the activation buffers is the
   // token's; h is the residual stream, updated in place by the o_proj and down_proj epilogues.
   void enqueue_decode_step(cudaStream_t s, bool programmatic) {
     const int H = cfg_.hidden_size;
@@ -493,15 +324,12 @@ class engine_impl final : public engine {
 
   std::unique_ptr<blaslt_context> lt_;
   std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
-  // The decode step captured per tuning candidate (capture_decode_graph: PDL or not, attention
-  // split size); setup keeps the fastest, graphs_[chosen_graph_], and releases the others.
-  static constexpr int kGraphCandidates = 2 * kChunkCandidates;
-  graph_exec graphs_[kGraphCandidates];
-  bool programmatic_[kGraphCandidates] = {};
-  int chunk_[kGraphCandidates] = {};
-  int chosen_graph_ = 0;
+  // The decode step graph setup kept (tuner.cpp: the fastest of PDL or not x attention split size).
+  graph_exec graph_;
+  bool programmatic_ = false;
+  int chunk_ = 0;
   int gemv_variant_[kGemvSites] = {};
-  std::string gemv_summary_, graph_summary_, tuning_;
+  std::string tuning_;
   nlohmann::ordered_json forced_ = nlohmann::ordered_json::object();  // choices to replay (--tuning-from)
 };
 

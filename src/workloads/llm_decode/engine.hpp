@@ -9,7 +9,7 @@
 //                     embed tokens[pos], every layer through fused GEMVs and flash-decoding,
 //                     lm_head GEMV, argmax writes tokens[pos + 1] and advances pos. Nothing on the
 //                     host between steps.
-//   Setup autotunes the step (engine.cpp): each GEMV call site gets the fastest of the launch
+//   Setup autotunes the step (tuner.cpp): each GEMV call site gets the fastest of the launch
 //   variants in gemv.cuh, timed on the real weights; the graph is captured for each attention split
 //   size candidate, with plain launches and, where the driver allows, with programmatic dependent
 //   launch (kernels/llm_decode/launch.cuh), and the fastest is kept. tuning() reports the choices.

@@ -142,9 +142,9 @@ void llm_decode_workload::setup(run_context& ctx) {
   for (int p = shape_.prompt_tokens; p < shape_.max_length - 1; ++p)
     step_bytes_ += static_cast<double>(engine_->decode_step_bytes(p));
   step_bytes_ /= shape_.decode_steps();
-  start_ = std::make_unique<llm::cuda_event>();
-  first_token_ = std::make_unique<llm::cuda_event>();
-  end_ = std::make_unique<llm::cuda_event>();
+  start_ = std::make_unique<cuda_event>();
+  first_token_ = std::make_unique<cuda_event>();
+  end_ = std::make_unique<cuda_event>();
 }
 
 nlohmann::ordered_json llm_decode_workload::tuning() const {

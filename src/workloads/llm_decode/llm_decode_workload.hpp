@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/llm_config.hpp"
 #include "cudabench/workload.hpp"
-#include "workloads/llm_decode/cuda_handles.hpp"
 #include "workloads/llm_decode/engine.hpp"
 
 namespace cudabench {
@@ -42,7 +42,7 @@ class llm_decode_workload : public workload {
   llm::weight_source source_;
   std::unique_ptr<llm::engine> engine_;
   std::vector<std::int32_t> prompt_;
-  std::unique_ptr<llm::cuda_event> start_, first_token_, end_;
+  std::unique_ptr<cuda_event> start_, first_token_, end_;
   std::vector<double> ttft_ms_, decode_ms_;  // one per repetition
   double weight_bytes_ = 0, step_bytes_ = 0;  // kept for metrics(), which may run after teardown()
 };

@@ -9,6 +9,7 @@
 
 #include "cudabench/build_config.hpp"
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
@@ -44,16 +45,6 @@ int top1(const std::vector<float>& y, int image, int classes) {
   const auto* row = y.data() + static_cast<std::size_t>(image) * classes;
   return static_cast<int>(std::max_element(row, row + classes) - row);
 }
-
-struct event {
-  cudaEvent_t e = nullptr;
-  event() { CUDABENCH_CHECK_CUDA(cudaEventCreate(&e)); }
-  ~event() {
-    if (e) cudaEventDestroy(e);
-  }
-  event(const event&) = delete;
-  event& operator=(const event&) = delete;
-};
 #endif
 
 }  // namespace
@@ -194,16 +185,14 @@ void resnet50_workload::after_repetition(run_context& ctx) {
   opt.defer_prepare = true;
   resnet::resnet_model cold(arch_, params_, opt);
   cold.copy_input_from(*model_, ctx.stream);
-  event start, stop;
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(start.e, ctx.stream));
-  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(start.e));
+  cuda_event start, stop;
+  start.record(ctx.stream);
+  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(start.get()));
   cold.prepare();
   cold.forward(ctx.stream);
-  CUDABENCH_CHECK_CUDA(cudaEventRecord(stop.e, ctx.stream));
-  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.e));
-  float ms = 0;
-  CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, start.e, stop.e));
-  first_inference_ms_.push_back(ms);
+  stop.record(ctx.stream);
+  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.get()));
+  first_inference_ms_.push_back(stop.since(start));
 }
 
 #else  // no cuDNN in this build

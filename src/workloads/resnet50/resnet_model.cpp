@@ -52,9 +52,6 @@ resnet_model::resnet_model(const arch& a, const raw_params& params, const model_
   num_ = opt.dtype == dtype::fp16 ? numerics{CUDNN_DATA_HALF, CUDNN_TENSOR_NHWC}
                                   : numerics{CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW};
   in_c_ = stored_channels(a.in_channels, opt.dtype);
-  cudaStream_t s = nullptr;
-  CUDABENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  stream_.reset(s);
   CUDABENCH_CHECK_CUDNN(cudnnSetStream(handle_.get(), stream_.get()));
 
   upload_weights(params);
@@ -262,10 +259,8 @@ void resnet_model::capture_graph() {
   if (failure.empty()) {
     graph_.reset(g);
     g = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    err = cudaGraphInstantiate(&exec, graph_.get(), 0);
+    err = graph_exec_.instantiate(graph_.get());
     if (err == cudaSuccess) {
-      graph_exec_.reset(exec);
       note_ = plan_note_ + "; forward pass captured in a CUDA graph";
       return;
     }
@@ -280,7 +275,7 @@ void resnet_model::capture_graph() {
 void resnet_model::forward(cudaStream_t stream) {
   if (!prepared()) throw std::logic_error("resnet_model::forward before prepare()");
   if (graph_exec_)
-    CUDABENCH_CHECK_CUDA(cudaGraphLaunch(graph_exec_.get(), stream));
+    graph_exec_.launch(stream);
   else
     forward_direct(stream);
 }

@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "cudabench/blaslt.hpp"
+#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "workloads/resnet50/conv_layer.hpp"
 #include "workloads/resnet50/cudnn_raii.hpp"
@@ -59,7 +60,7 @@ class resnet_model {
   // Logits as float [batch, num_classes]; synchronises `stream`.
   std::vector<float> logits(cudaStream_t stream) const;
 
-  bool graph_captured() const { return graph_exec_ != nullptr; }
+  bool graph_captured() const { return static_cast<bool>(graph_exec_); }
   cudaStream_t stream() const { return stream_.get(); }
   const std::string& note() const { return note_; }
   const arch& architecture() const { return arch_; }
@@ -86,17 +87,11 @@ class resnet_model {
   model_options opt_;
   numerics num_;
   int in_c_ = 3;  // stored input channels (padded for fp16)
-  struct stream_deleter {
-    void operator()(cudaStream_t s) const noexcept { cudaStreamDestroy(s); }
-  };
   struct graph_deleter {
     void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
   };
-  struct graph_exec_deleter {
-    void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
-  };
   // Declared before the cuDNN handle so the handle (bound to it) goes first.
-  std::unique_ptr<std::remove_pointer_t<cudaStream_t>, stream_deleter> stream_;
+  cuda_stream stream_;  // non-blocking
   cudnn_handle handle_;
 
   std::vector<device_buffer<std::byte>> weights_, biases_;  // per arch::convs entry
@@ -117,7 +112,7 @@ class resnet_model {
   std::unique_ptr<lt_matmul> fc_;
 
   std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter> graph_;
-  std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter> graph_exec_;
+  graph_exec graph_exec_;
   std::string plan_note_, note_;
 };
 

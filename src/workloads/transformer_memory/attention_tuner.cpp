@@ -52,16 +52,12 @@ double max_rel_diff(const std::vector<float>& got, const std::vector<float>& ref
 // Weighted milliseconds of one forward pass's attention calls with variant `v`.
 double time_variant(const std::vector<attention_workload>& shapes, attention_variant v, cudaStream_t s) {
   double total = 0;
-  cuda_event start, stop;
   for (const attention_workload& w : shapes) {
     kernels::attention_args a = w.args;
     a.variant = v;
     kernels::attention_forward(a, s);  // warm-up: first-launch costs are not the kernel's
-    start.record(s);
-    for (int r = 0; r < k_reps; ++r) kernels::attention_forward(a, s);
-    stop.record(s);
-    CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.get()));
-    total += static_cast<double>(stop.since(start)) / k_reps * w.calls;
+    const float ms = time_enqueued_ms(s, k_reps, [&] { kernels::attention_forward(a, s); });
+    total += static_cast<double>(ms) / k_reps * w.calls;
   }
   return total;
 }
