@@ -49,6 +49,7 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_header fmt/core.h || missing+=(libfmt-dev)
 have_header gtest/gtest.h || missing+=(libgtest-dev)
 have_header sqlite3.h || missing+=(libsqlite3-dev)
+have_header openssl/evp.h || missing+=(libssl-dev)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
 if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
