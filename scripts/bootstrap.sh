@@ -49,8 +49,11 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_header fmt/core.h || missing+=(libfmt-dev)
 have_header gtest/gtest.h || missing+=(libgtest-dev)
 have_header sqlite3.h || missing+=(libsqlite3-dev)
+have_header openssl/evp.h || missing+=(libssl-dev)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v ninja >/dev/null || missing+=(ninja-build)
+# Not needed to build: scripts/check-format.sh (run by CI) formats with it.
+command -v clang-format-14 >/dev/null || command -v clang-format >/dev/null || missing+=(clang-format)
 if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
   sudo=""; [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null && sudo=sudo
   if command -v apt-get >/dev/null; then
@@ -62,6 +65,11 @@ if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
       browser=0  # no point asking apt again
     fi
   fi
+fi
+if [[ " ${missing[*]} " == *" clang-format "* ]]; then
+  echo "bootstrap: warning: clang-format not found; scripts/check-format.sh cannot run (the build does not need it)" >&2
+  rest=(); for m in "${missing[@]}"; do [[ "$m" == clang-format ]] || rest+=("$m"); done
+  missing=("${rest[@]}")
 fi
 [[ ${#missing[@]} -gt 0 ]] && echo "bootstrap: warning: not found: ${missing[*]} (configure may fail)" >&2
 # Optional, and in its own apt-get call so a system without the package (Ubuntu ships Chromium as a

@@ -1,87 +1,60 @@
-// SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2, 5.1.1, 6.2).
+// SHA-256 through OpenSSL's EVP digest API (libcrypto). Every call's return value is checked: a
+// failure (an allocation, or a provider configuration without SHA-256) becomes a runtime_failure
+// that names the call and OpenSSL's own reason.
 #include "sha256.hpp"
 
-#include <algorithm>
-#include <cstring>
+#include <stdexcept>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "cudabench/errors.hpp"
 
 namespace cudabench {
 namespace {
 
-constexpr std::uint32_t k_round[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+[[noreturn]] void throw_openssl_error(const char* call) {
+  std::string reason;
+  // Drain the whole error queue so a later call does not report this failure as its own; the
+  // earliest entry is the root cause.
+  for (unsigned long code = ERR_get_error(); code != 0; code = ERR_get_error()) {
+    char text[256];
+    ERR_error_string_n(code, text, sizeof text);
+    reason += reason.empty() ? "" : "; ";
+    reason += text;
+  }
+  throw runtime_failure(std::string("SHA-256 (OpenSSL libcrypto): ") + call + " failed" +
+                        (reason.empty() ? std::string() : ": " + reason));
+}
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+void require_unfinished(bool finished) {
+  if (finished) throw std::logic_error("sha256: the hash was already finished by digest()");
+}
 
 }  // namespace
 
-sha256::sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+void sha256::context_deleter::operator()(evp_md_ctx_st* ctx) const { EVP_MD_CTX_free(ctx); }
 
-void sha256::compress(const std::uint8_t* block) {
-  std::uint32_t w[64];
-  for (int t = 0; t < 16; ++t)
-    w[t] = (std::uint32_t(block[4 * t]) << 24) | (std::uint32_t(block[4 * t + 1]) << 16) |
-           (std::uint32_t(block[4 * t + 2]) << 8) | std::uint32_t(block[4 * t + 3]);
-  for (int t = 16; t < 64; ++t) {
-    const std::uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
-    const std::uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
-    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-  }
-  std::uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  std::uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int t = 0; t < 64; ++t) {
-    const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
-                             k_round[t] + w[t];
-    const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a; state_[1] += b; state_[2] += c; state_[3] += d;
-  state_[4] += e; state_[5] += f; state_[6] += g; state_[7] += h;
+sha256::sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (!ctx_) throw_openssl_error("EVP_MD_CTX_new");
+  if (EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1) throw_openssl_error("EVP_DigestInit_ex(EVP_sha256())");
 }
 
 void sha256::update(const void* data, std::size_t size) {
-  const auto* p = static_cast<const std::uint8_t*>(data);
-  total_bytes_ += size;
-  while (size > 0) {
-    const std::size_t take = std::min(size, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take;
-    p += take;
-    size -= take;
-    if (buffered_ == buffer_.size()) {
-      compress(buffer_.data());
-      buffered_ = 0;
-    }
-  }
+  require_unfinished(finished_);
+  if (size == 0) return;  // nothing to hash; `data` may then be null
+  if (EVP_DigestUpdate(ctx_.get(), data, size) != 1) throw_openssl_error("EVP_DigestUpdate");
 }
 
 std::array<std::uint8_t, 32> sha256::digest() {
-  // Padding: 0x80, zeros to 56 mod 64, then the message length in bits, big-endian.
-  const std::uint64_t bit_length = total_bytes_ * 8;
-  const std::uint8_t one = 0x80, zero = 0;
-  update(&one, 1);
-  while (buffered_ != 56) update(&zero, 1);
-  std::uint8_t length[8];
-  for (int i = 0; i < 8; ++i) length[i] = std::uint8_t(bit_length >> (56 - 8 * i));
-  update(length, 8);
+  require_unfinished(finished_);
+  finished_ = true;
   std::array<std::uint8_t, 32> out{};
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = std::uint8_t(state_[i] >> (24 - 8 * j));
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx_.get(), out.data(), &length) != 1) throw_openssl_error("EVP_DigestFinal_ex");
+  if (length != out.size())
+    throw runtime_failure("SHA-256 (OpenSSL libcrypto): EVP_DigestFinal_ex returned " + std::to_string(length) +
+                          " bytes, expected 32");
   return out;
 }
 

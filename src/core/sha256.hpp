@@ -1,14 +1,22 @@
-// SHA-256 (FIPS 180-4), used to fingerprint suite files in result files so a comparison can tell
-// whether two runs used the same suite. Small and dependency-free; not for anything secret.
+// SHA-256, used to fingerprint suite files (and stored result files, in the history) so a
+// comparison can tell whether two runs used the same suite. Computed by OpenSSL's libcrypto (EVP
+// API), so the hashing is the system's maintained implementation rather than one of our own.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+// libcrypto's context type, declared here so that callers need no OpenSSL headers.
+struct evp_md_ctx_st;
+
 namespace cudabench {
 
+// An incremental hash: update() any number of times, then digest() or hex_digest() once. A failure
+// inside libcrypto throws runtime_failure naming the call; using the object after it has finished
+// throws std::logic_error.
 class sha256 {
  public:
   sha256();
@@ -18,11 +26,11 @@ class sha256 {
   std::string hex_digest();               // lowercase hex of digest()
 
  private:
-  void compress(const std::uint8_t* block);
-  std::array<std::uint32_t, 8> state_;
-  std::array<std::uint8_t, 64> buffer_{};
-  std::size_t buffered_ = 0;
-  std::uint64_t total_bytes_ = 0;
+  struct context_deleter {
+    void operator()(evp_md_ctx_st* ctx) const;
+  };
+  std::unique_ptr<evp_md_ctx_st, context_deleter> ctx_;
+  bool finished_ = false;
 };
 
 // Lowercase hex SHA-256 of `bytes`.

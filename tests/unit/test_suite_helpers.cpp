@@ -1,6 +1,8 @@
 // The suite module's helpers: SHA-256 (FIPS 180-4 vectors), byte sizes, id globbing, and the
 // typed accessors of workload_spec.
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -18,10 +20,37 @@ TEST(Sha256, StandardVectors) {
   using cudabench::sha256_hex;
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),  // 448 bits
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string bits_896 =
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+  EXPECT_EQ(sha256_hex(bits_896), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, MillionAStreamedInChunks) {
+  // The same vector fed the way a file is read: fixed-size chunks, the last one short.
+  const std::string chunk(4096, 'a');
+  cudabench::sha256 h;
+  std::size_t left = 1000000;
+  for (; left >= chunk.size(); left -= chunk.size()) h.update(chunk);
+  h.update(chunk.data(), left);
+  EXPECT_EQ(h.hex_digest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(Sha256, BinaryBytesAndEmptyUpdates) {
+  // Embedded NULs and high bytes are hashed as bytes (string_view keeps its length); empty updates
+  // change nothing, a null pointer with size 0 included.
+  const std::string bytes("\x00\xff\x00\x80", 4);
+  cudabench::sha256 h;
+  h.update(nullptr, 0);
+  h.update(bytes);
+  h.update(std::string_view());
+  EXPECT_EQ(h.hex_digest(), cudabench::sha256_hex(bytes));
+  EXPECT_NE(cudabench::sha256_hex(bytes), cudabench::sha256_hex(std::string("\x00\xff", 2)));
+  // `printf '\x00\xff\x00\x80' | sha256sum`
+  EXPECT_EQ(cudabench::sha256_hex(bytes), "787a4bce1c8b1ef7f111820f3840c98b4ddf51d55f5e7a9b007fb6224bb563bc");
 }
 
 TEST(Sha256, IncrementalUpdatesMatchOneShot) {
@@ -33,6 +62,17 @@ TEST(Sha256, IncrementalUpdatesMatchOneShot) {
     for (std::size_t i = 0; i < n; i += 7) h.update(text.substr(i, 7));
     EXPECT_EQ(h.hex_digest(), cudabench::sha256_hex(text)) << n << " bytes";
   }
+}
+
+TEST(Sha256, DigestBytesMatchHexAndFinishOnce) {
+  cudabench::sha256 h;
+  h.update("abc");
+  const auto bytes = h.digest();
+  EXPECT_EQ(bytes[0], 0xba);
+  EXPECT_EQ(bytes[31], 0xad);
+  // Finished: a second digest or a further update is a programming error, not a wrong hash.
+  EXPECT_THROW(h.digest(), std::logic_error);
+  EXPECT_THROW(h.update("more"), std::logic_error);
 }
 
 // ---- byte sizes ------------------------------------------------------------------------------
