@@ -1,10 +1,10 @@
 // cudabench: a small main() that builds the CLI and dispatches to one subcommand.
 // `run` is the default subcommand: `cudabench --suite full` means `cudabench run --suite full`.
 #include <algorithm>
-#include <memory>
-#include <sstream>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,15 +35,17 @@ std::vector<std::string> config_search_dirs() {
 class top_level_formatter : public CLI::Formatter {
  public:
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
-    if (app->get_parent() != nullptr || mode != CLI::AppFormatMode::Normal) return CLI::Formatter::make_help(app, name, mode);
-    std::string out = make_description(app) + make_usage(app, name) + make_groups(app, mode) +
-                      make_subcommands(app, mode);
+    if (app->get_parent() != nullptr || mode != CLI::AppFormatMode::Normal)
+      return CLI::Formatter::make_help(app, name, mode);
+    std::string out =
+        make_description(app) + make_usage(app, name) + make_groups(app, mode) + make_subcommands(app, mode);
     const CLI::App* run = app->get_subcommand("run");
     // run's option lines, without its group title and its -h line.
     std::istringstream lines(make_groups(run, mode));
     std::string line, run_options;
     while (std::getline(lines, line))
-      if (!line.empty() && line != "Options:" && line.find("-h,--help") == std::string::npos) run_options += line + "\n";
+      if (!line.empty() && line != "Options:" && line.find("-h,--help") == std::string::npos)
+        run_options += line + "\n";
     out += "\nOptions of run, the default subcommand (cudabench --suite quick = cudabench run --suite quick):\n" +
            run_options + "\n";
     return out + make_footer(app);

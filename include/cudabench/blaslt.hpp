@@ -103,7 +103,7 @@ class lt_matmul {
 // stored one after another.
 gemm_shape linear_shape(std::int64_t M, std::int64_t N, std::int64_t K, int batch = 1);
 lt_matmul make_linear(const blaslt_context& ctx, std::int64_t M, std::int64_t N, std::int64_t K,
-                      const gemm_types& types, gemm_epilogue epilogue = gemm_epilogue::none,
-                      const void* bias = nullptr, cudaDataType_t bias_type = CUDA_R_32F);
+                      const gemm_types& types, gemm_epilogue epilogue = gemm_epilogue::none, const void* bias = nullptr,
+                      cudaDataType_t bias_type = CUDA_R_32F);
 
 }  // namespace cudabench

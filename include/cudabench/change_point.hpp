@@ -29,10 +29,10 @@ struct change_point_options {
 };
 
 struct change_point {
-  std::size_t index = 0;     // the first value after the step (values[index] is on the new level)
-  double change_pct = 0;     // geometric mean after vs before, within the segment searched, in %
-  double p_value = 1;        // permutation p-value
-  double before = 0, after = 0;  // the two levels (geometric means)
+  std::size_t index = 0;           // the first value after the step (values[index] is on the new level)
+  double change_pct = 0;           // geometric mean after vs before, within the segment searched, in %
+  double p_value = 1;              // permutation p-value
+  double before = 0, after = 0;    // the two levels (geometric means)
   std::size_t begin = 0, end = 0;  // the segment [begin, end) in which it was found
 };
 

@@ -22,25 +22,25 @@ inline constexpr std::size_t verdict_count = 7;
 const char* to_string(verdict v);
 
 struct compare_options {
-  double alpha = 0.05;         // family-wise significance level (Holm-adjusted p < alpha is significant)
-  double prior_df = 10;        // weight of the kind's documented round noise in the between-round test
-  double threshold_pct = 2.0;  // |change| below this is `unchanged`
-  std::vector<std::string> metrics;                   // empty: each workload's headline (first) metric
+  double alpha = 0.05;               // family-wise significance level (Holm-adjusted p < alpha is significant)
+  double prior_df = 10;              // weight of the kind's documented round noise in the between-round test
+  double threshold_pct = 2.0;        // |change| below this is `unchanged`
+  std::vector<std::string> metrics;  // empty: each workload's headline (first) metric
   std::function<bool(const std::string& id)> filter;  // empty: every workload
 };
 
 // One file's side of a row.
 struct compare_cell {
-  bool present = false;        // the workload (and, if ok, the metric) is in this file
-  status state = status::ok;   // of the workload
-  std::string message;         // the workload's message when not ok
-  double median = 0;           // valid when present && state == ok
+  bool present = false;       // the workload (and, if ok, the metric) is in this file
+  status state = status::ok;  // of the workload
+  std::string message;        // the workload's message when not ok
+  double median = 0;          // valid when present && state == ok
   std::vector<double> samples;
-  std::vector<int> sample_rounds;    // parallel to samples (empty: one round)
-  std::vector<double> round_medians; // one per round
-  bool throttled = false;      // clocks.throttled or any throttle reason in this file's run
-  std::optional<double> sm_mhz;      // median SM clock over the repetitions, when recorded
-  std::optional<double> power_w;     // median board power over the repetitions, when recorded
+  std::vector<int> sample_rounds;     // parallel to samples (empty: one round)
+  std::vector<double> round_medians;  // one per round
+  bool throttled = false;             // clocks.throttled or any throttle reason in this file's run
+  std::optional<double> sm_mhz;       // median SM clock over the repetitions, when recorded
+  std::optional<double> power_w;      // median board power over the repetitions, when recorded
   nlohmann::ordered_json tuning = nlohmann::ordered_json::object();  // the workload's tuning choices
 };
 
@@ -52,9 +52,9 @@ struct compare_change {
   std::optional<double> p_value;     // between-round test, before adjustment; none without samples on both sides
   std::optional<double> p_adjusted;  // Holm-adjusted over this candidate's tested rows
   int rounds_baseline = 0, rounds_candidate = 0;  // rounds behind each side's median
-  std::string note;                  // why: "candidate: oom: ...", "baseline median is 0", ...
-  std::string context;               // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W"
-  bool tuning_differs = false;       // baseline and candidate tuners chose differently
+  std::string note;                               // why: "candidate: oom: ...", "baseline median is 0", ...
+  std::string context;          // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W"
+  bool tuning_differs = false;  // baseline and candidate tuners chose differently
 };
 
 struct compare_row {
@@ -85,7 +85,7 @@ struct comparison {
   // round noise, pooled over all rows; the prior of every row is scaled by it.
   std::vector<double> noise_scale;
   double alpha = 0.05, threshold_pct = 2.0;
-  std::string method;                // one line naming the test and the correction, for every report
+  std::string method;  // one line naming the test and the correction, for every report
   // Set when a file has a single round: its between-run noise was not measured, so rows are judged
   // against the kinds' documented noise floors alone.
   std::optional<std::string> single_round_warning;

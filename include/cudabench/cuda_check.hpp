@@ -22,25 +22,22 @@ class cuda_error : public std::runtime_error {
 
 }  // namespace cudabench
 
-#define CUDABENCH_CHECK_CUDA(expr)                                             \
-  do {                                                                         \
-    cudaError_t cudabench_err_ = (expr);                                       \
-    if (cudabench_err_ != cudaSuccess)                                         \
-      ::cudabench::throw_cuda_error(cudabench_err_, #expr, __FILE__, __LINE__); \
+#define CUDABENCH_CHECK_CUDA(expr)                                                                               \
+  do {                                                                                                           \
+    cudaError_t cudabench_err_ = (expr);                                                                         \
+    if (cudabench_err_ != cudaSuccess) ::cudabench::throw_cuda_error(cudabench_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 
 #define CUDABENCH_CHECK_LAUNCH() CUDABENCH_CHECK_CUDA(cudaGetLastError())
 
-#define CUDABENCH_CHECK_CUBLAS(expr)                                                     \
-  do {                                                                                   \
-    int cudabench_st_ = static_cast<int>(expr);                                          \
-    if (cudabench_st_ != 0)                                                              \
-      ::cudabench::throw_cublas_error(cudabench_st_, #expr, __FILE__, __LINE__);          \
+#define CUDABENCH_CHECK_CUBLAS(expr)                                                                   \
+  do {                                                                                                 \
+    int cudabench_st_ = static_cast<int>(expr);                                                        \
+    if (cudabench_st_ != 0) ::cudabench::throw_cublas_error(cudabench_st_, #expr, __FILE__, __LINE__); \
   } while (0)
 
-#define CUDABENCH_CHECK_CUDNN(expr)                                                      \
-  do {                                                                                   \
-    int cudabench_st_ = static_cast<int>(expr);                                          \
-    if (cudabench_st_ != 0)                                                              \
-      ::cudabench::throw_cudnn_error(cudabench_st_, #expr, __FILE__, __LINE__);           \
+#define CUDABENCH_CHECK_CUDNN(expr)                                                                   \
+  do {                                                                                                \
+    int cudabench_st_ = static_cast<int>(expr);                                                       \
+    if (cudabench_st_ != 0) ::cudabench::throw_cudnn_error(cudabench_st_, #expr, __FILE__, __LINE__); \
   } while (0)

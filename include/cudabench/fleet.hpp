@@ -21,35 +21,35 @@ inline constexpr const char* fleet_schema_version = "1.0";
 inline constexpr const char* fleet_format = "cudabench-fleet";
 
 struct fleet_gpu {
-  std::string host;            // the name the run gave its host (Slurm node name or host name)
-  int index = 0;               // the CUDA device index on that host, as its process saw it
-  std::string file;            // the per-GPU result file it came from (base name), "" if none
-  int exit_code = 0;           // of the process that measured it
-  std::string note;            // why there is no result (or what went wrong)
+  std::string host;                   // the name the run gave its host (Slurm node name or host name)
+  int index = 0;                      // the CUDA device index on that host, as its process saw it
+  std::string file;                   // the per-GPU result file it came from (base name), "" if none
+  int exit_code = 0;                  // of the process that measured it
+  std::string note;                   // why there is no result (or what went wrong)
   std::optional<result_file> result;  // none: that process left no readable result
-  std::string name() const;    // "node01 GPU 3"
+  std::string name() const;           // "node01 GPU 3"
 };
 
 // One GPU's value of a workload's headline metric.
 struct fleet_value {
-  std::size_t gpu = 0;           // into fleet_file::gpus
+  std::size_t gpu = 0;  // into fleet_file::gpus
   status state = status::ok;
   std::string message;
-  std::optional<double> value;   // the median of its round medians; set when ok
-  std::optional<double> sm_mhz;  // median SM clock over its repetitions, when recorded
-  std::optional<double> power_w; // median board power, when recorded
+  std::optional<double> value;    // the median of its round medians; set when ok
+  std::optional<double> sm_mhz;   // median SM clock over its repetitions, when recorded
+  std::optional<double> power_w;  // median board power, when recorded
   std::vector<std::string> throttle_reasons;
-  outlier_verdict verdict;       // filled for ok values when the workload was judged
+  outlier_verdict verdict;  // filled for ok values when the workload was judged
 };
 
 struct fleet_workload {
   std::string id, kind, metric, unit;
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   better direction = better::lower;
-  std::string name;                   // readable, as in compare tables
-  std::vector<fleet_value> values;    // every GPU that has the workload, in gpus order
-  outlier_analysis analysis;          // over the ok values (per_value parallel to the ok ones)
-  std::optional<double> fleet_sm_mhz; // median over GPUs of their median SM clock
+  std::string name;                    // readable, as in compare tables
+  std::vector<fleet_value> values;     // every GPU that has the workload, in gpus order
+  outlier_analysis analysis;           // over the ok values (per_value parallel to the ok ones)
+  std::optional<double> fleet_sm_mhz;  // median over GPUs of their median SM clock
   std::size_t ok_count() const;
 };
 

@@ -21,8 +21,8 @@ result_file fleet_as_result(const fleet_file& f);
 // Per-GPU detail: the GPUs (matched by host and index) that every file has a result for, in the
 // baseline's order, each with one result per file; `missing` lists the baseline's GPUs left out.
 struct matched_gpu {
-  std::string name;                        // "node01 GPU 3"
-  std::vector<const result_file*> results; // one per fleet, baseline first
+  std::string name;                         // "node01 GPU 3"
+  std::vector<const result_file*> results;  // one per fleet, baseline first
 };
 std::vector<matched_gpu> match_gpus(const std::vector<const fleet_file*>& fleets, std::vector<std::string>& missing);
 

@@ -35,9 +35,9 @@ struct outlier_verdict {
 
 struct outlier_analysis {
   double median = 0, mad = 0, min = 0, max = 0;
-  double spread_pct = 0;   // (max - min) / |median| * 100
-  double floor_pct = 0;    // the minimum relative deviation applied
-  bool judged = false;     // enough GPUs (min_gpus) and a non-zero median
+  double spread_pct = 0;                   // (max - min) / |median| * 100
+  double floor_pct = 0;                    // the minimum relative deviation applied
+  bool judged = false;                     // enough GPUs (min_gpus) and a non-zero median
   std::vector<outlier_verdict> per_value;  // parallel to the input
 };
 

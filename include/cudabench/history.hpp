@@ -23,10 +23,10 @@ struct history_series {
   std::vector<std::optional<status>> states;
   std::vector<bool> throttled;
   struct step {
-    std::size_t run = 0;      // index into history_view::runs of the first run on the new level
-    std::size_t previous = 0; // the last run with a value before it
-    change_point where;       // in the series' own (valued-only) indexing
-    bool worse = false;       // the step is in the metric's bad direction
+    std::size_t run = 0;       // index into history_view::runs of the first run on the new level
+    std::size_t previous = 0;  // the last run with a value before it
+    change_point where;        // in the series' own (valued-only) indexing
+    bool worse = false;        // the step is in the metric's bad direction
   };
   std::vector<step> steps;
 };

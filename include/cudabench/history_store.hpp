@@ -26,8 +26,8 @@ inline constexpr const char* default_history_db = "cudabench-history.sqlite";
 
 struct history_run {
   std::int64_t id = 0;
-  std::string content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, driver, cublas,
-      cudnn, gpu, host, suite, suite_sha256, source, added_at;
+  std::string content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, driver, cublas, cudnn,
+      gpu, host, suite, suite_sha256, source, added_at;
   int rounds = 1;
   int workloads = 0;  // points stored for it (workload x metric)
 };

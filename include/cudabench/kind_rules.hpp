@@ -26,7 +26,7 @@ class rule_checker {
   std::optional<std::string> directory_problem(const kind_rule& r, const std::string& path);
   // (rule, path) -> its problem, if any: two rules may ask different things of one path.
   std::map<std::pair<const kind_rule*, std::string>, std::optional<std::string>> files_, directories_;
-  std::map<std::string, std::optional<int>> context_;                       // model -> max positions
+  std::map<std::string, std::optional<int>> context_;  // model -> max positions
 };
 
 // The rule as one line of `list --kinds`: "image_size is a multiple of 32",

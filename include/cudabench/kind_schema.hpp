@@ -27,9 +27,9 @@ struct param_def {
   std::string name;
   param_type type = param_type::integer;
   std::string help;
-  nlohmann::json default_value = nullptr;  // null: no default
-  bool required = false;                   // must be given (ignored when a default exists)
-  std::vector<std::string> choices;        // allowed values for strings; empty = any
+  nlohmann::json default_value = nullptr;                 // null: no default
+  bool required = false;                                  // must be given (ignored when a default exists)
+  std::vector<std::string> choices;                       // allowed values for strings; empty = any
   double min = -std::numeric_limits<double>::infinity();  // inclusive bounds for numbers
   double max = std::numeric_limits<double>::infinity();
   bool in_id = true;  // part of the workload id (ids are `kind/key=value/...` in this order)
@@ -50,8 +50,8 @@ enum class rule_type {
 // What a named file must also be, beyond existing.
 enum class file_format {
   any,
-  safetensors,     // a file: its header parses; a directory: model.safetensors or the sharded index, every shard's header
-  llm_config,      // a directory's config.json describes a Llama-family decoder (llm_config.hpp)
+  safetensors,  // a file: its header parses; a directory: model.safetensors or the sharded index, every shard's header
+  llm_config,   // a directory's config.json describes a Llama-family decoder (llm_config.hpp)
 };
 
 struct kind_rule {

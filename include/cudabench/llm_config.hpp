@@ -24,12 +24,12 @@ struct llm_config {
   int max_position_embeddings = 4096;
   bool tie_word_embeddings = false;  // lm_head shares embed_tokens' weight
 
-  int group_size() const { return num_heads / num_kv_heads; }        // query heads per KV head
-  int q_dim() const { return num_heads * head_dim; }                 // o_proj input width
+  int group_size() const { return num_heads / num_kv_heads; }  // query heads per KV head
+  int q_dim() const { return num_heads * head_dim; }           // o_proj input width
   int kv_dim() const { return num_kv_heads * head_dim; }
-  int qkv_rows() const { return q_dim() + 2 * kv_dim(); }            // fused q/k/v projection rows
-  std::int64_t layer_parameters() const;  // one decoder layer, norms included
-  std::int64_t parameter_count() const;   // embeddings + layers + final norm + lm_head (if untied)
+  int qkv_rows() const { return q_dim() + 2 * kv_dim(); }  // fused q/k/v projection rows
+  std::int64_t layer_parameters() const;                   // one decoder layer, norms included
+  std::int64_t parameter_count() const;                    // embeddings + layers + final norm + lm_head (if untied)
 };
 
 // Built-in shapes: "llama-2-7b", "llama-3-8b" (grouped-query), "llama-tiny" (for tests and the

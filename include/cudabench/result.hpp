@@ -53,8 +53,8 @@ struct workload_result {
   std::optional<validation_record> validation;
   std::vector<std::pair<std::string, metric>> metrics;  // in the workload's order
   clock_record clocks;
-  std::optional<std::uint64_t> peak_memory_bytes;     // "memory": {"peak_bytes": ...}
-  std::optional<std::uint64_t> oom_requested_bytes;   // "memory": {"oom_requested_bytes": ...}
+  std::optional<std::uint64_t> peak_memory_bytes;    // "memory": {"peak_bytes": ...}
+  std::optional<std::uint64_t> oom_requested_bytes;  // "memory": {"oom_requested_bytes": ...}
   // What the workload's setup-time tuners chose ({"algorithm": ..., "gemv": ...}); empty object when
   // it has none. `run --tuning-from FILE` replays it. With several rounds: round 0's choices, and
   // `tuning_by_round` holds every round's when they differ.

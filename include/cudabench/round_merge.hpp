@@ -10,10 +10,10 @@
 namespace cudabench {
 
 struct round_input {
-  result_file result;       // what the round's process wrote (possibly partial if it crashed)
-  int exit_code = 0;        // the process's exit status (128 + signal when killed)
-  bool has_result = true;   // false: the process wrote no readable file
-  std::string note;         // why not, for the log
+  result_file result;      // what the round's process wrote (possibly partial if it crashed)
+  int exit_code = 0;       // the process's exit status (128 + signal when killed)
+  bool has_result = true;  // false: the process wrote no readable file
+  std::string note;        // why not, for the log
 };
 
 // Rules:

@@ -30,22 +30,22 @@ namespace cudabench {
 std::vector<double> round_medians(const std::vector<double>& samples, const std::vector<int>& rounds);
 
 struct round_test_result {
-  double effect = 0;        // mean log(cand) - mean log(base); on the relative scale when not all > 0
-  bool log_scale = true;    // false: effect and CI are (cand - base) / |mean base|
-  double se = 0;            // standard error of `effect`
-  double df = 0;            // degrees of freedom of the t statistic
+  double effect = 0;      // mean log(cand) - mean log(base); on the relative scale when not all > 0
+  bool log_scale = true;  // false: effect and CI are (cand - base) / |mean base|
+  double se = 0;          // standard error of `effect`
+  double df = 0;          // degrees of freedom of the t statistic
   double t = 0;
-  double p_value = 1;       // two-sided
+  double p_value = 1;              // two-sided
   double ci_low = 0, ci_high = 0;  // (1 - alpha) confidence interval of `effect`
-  int observed_df = 0;      // degrees of freedom the rounds themselves gave (Rb + Rc - 2, 0 with one round each)
-  double observed_sd = 0;   // their pooled between-round sd (same scale as `effect`); 0 when observed_df == 0
+  int observed_df = 0;             // degrees of freedom the rounds themselves gave (Rb + Rc - 2, 0 with one round each)
+  double observed_sd = 0;          // their pooled between-round sd (same scale as `effect`); 0 when observed_df == 0
 };
 
 struct round_test_options {
-  double round_sd = 0.03;    // prior between-round relative sd (> 0)
-  double session_sd = 0;     // between-session relative sd; 0 for an interleaved A/B (same session)
-  double prior_df = 4;       // weight of round_sd, in degrees of freedom (> 0)
-  double alpha = 0.05;       // for the confidence interval
+  double round_sd = 0.03;  // prior between-round relative sd (> 0)
+  double session_sd = 0;   // between-session relative sd; 0 for an interleaved A/B (same session)
+  double prior_df = 4;     // weight of round_sd, in degrees of freedom (> 0)
+  double alpha = 0.05;     // for the confidence interval
 };
 
 // `base`, `cand`: per-round medians (at least one each). Throws std::invalid_argument on empty

@@ -21,10 +21,10 @@ enum class name_format {
 struct name_part {
   std::vector<std::string> keys;  // one parameter, or several joined by `separator` (all must be present)
   name_format format = name_format::text;
-  std::string separator;          // between several keys' values: "×", "→"
-  std::string all_equal;          // several keys with one value: it once, then this ("4096³")
-  std::string prefix, suffix;     // around the value: "batch 8", "512px"
-  std::string omit;               // the usual value, which goes unsaid: batch "1", image_size "224"
+  std::string separator;       // between several keys' values: "×", "→"
+  std::string all_equal;       // several keys with one value: it once, then this ("4096³")
+  std::string prefix, suffix;  // around the value: "batch 8", "512px"
+  std::string omit;            // the usual value, which goes unsaid: batch "1", image_size "224"
 };
 
 struct kind_row_name {

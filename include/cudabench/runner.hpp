@@ -19,13 +19,13 @@
 namespace cudabench {
 
 struct runner_options {
-  run_settings settings;         // suite defaults with command-line overrides applied
+  run_settings settings;  // suite defaults with command-line overrides applied
   int device = 0;
-  std::string label;             // environment.label override
-  std::string output_path;       // "" = don't write a file
-  std::uint64_t mem_limit = 0;   // bytes; 0 = none
-  bool cold = false;             // flush L2 before every timed run
-  std::vector<std::string> argv; // recorded in tool.argv
+  std::string label;              // environment.label override
+  std::string output_path;        // "" = don't write a file
+  std::uint64_t mem_limit = 0;    // bytes; 0 = none
+  bool cold = false;              // flush L2 before every timed run
+  std::vector<std::string> argv;  // recorded in tool.argv
   // Workload id -> tuning object to replay (from `--tuning-from FILE`); ids not in it tune freely.
   std::map<std::string, nlohmann::ordered_json> tuning_from;
   std::string tuning_from_source;  // the file it came from, for messages and settings

@@ -14,7 +14,7 @@ namespace cudabench {
 
 struct tensor_info {
   std::string name;
-  std::string dtype;                // "F32", "F16", "BF16", "F8_E4M3", "I64", ...
+  std::string dtype;  // "F32", "F16", "BF16", "F8_E4M3", "I64", ...
   std::vector<std::int64_t> shape;
   std::uint64_t begin = 0, end = 0;  // byte offsets into the data section
   std::string file;                  // which file holds it
@@ -22,7 +22,7 @@ struct tensor_info {
   std::int64_t numel() const;
 };
 
-std::size_t safetensors_dtype_size(const std::string& dtype);  // 0 if unknown
+std::size_t safetensors_dtype_size(const std::string& dtype);      // 0 if unknown
 std::string shape_string(const std::vector<std::int64_t>& shape);  // "[4096, 11008]"
 
 class safetensors_file {

@@ -24,7 +24,7 @@ struct run_settings {
 
 // One expanded workload: every parameter resolved (defaults filled in), no arrays left.
 struct workload_spec {
-  std::string id;                 // `kind/key=value/...`, stable across runs and files
+  std::string id;  // `kind/key=value/...`, stable across runs and files
   std::string kind;
   nlohmann::ordered_json params;  // in schema order; includes defaults
 

@@ -20,10 +20,10 @@
 namespace cudabench {
 
 struct run_context {
-  cudaStream_t stream = nullptr;    // the one stream all timed work goes on
+  cudaStream_t stream = nullptr;  // the one stream all timed work goes on
   int device = 0;
   const cudaDeviceProp* props = nullptr;
-  std::uint64_t seed = 0x5eed;      // seeded, reproducible inputs
+  std::uint64_t seed = 0x5eed;  // seeded, reproducible inputs
   // Tuning choices to replay instead of timing candidates (`run --tuning-from FILE`: the
   // workload's `tuning` object from that file); null: tune as usual. A workload that cannot honour
   // a choice (not among this build's candidates) throws input_error naming it.
@@ -34,12 +34,12 @@ struct validation_outcome {
   bool passed = false;
   double max_rel_error = 0;  // the largest difference found (stated even when passing)
   double tolerance = 0;
-  std::string message;       // what was compared and where it failed
+  std::string message;  // what was compared and where it failed
 };
 
 // What the harness measured, handed to workload::metrics().
 struct measurement {
-  std::vector<double> per_run_ms;   // one sample per repetition: batch elapsed / runs in batch
+  std::vector<double> per_run_ms;       // one sample per repetition: batch elapsed / runs in batch
   std::uint64_t peak_memory_bytes = 0;  // own allocations + library workspaces, after warm-up
 };
 
@@ -79,8 +79,7 @@ class workload {
 // Helpers for metrics(): time per run in ms, and a rate from an amount per run.
 metric time_metric(const std::vector<double>& per_run_ms);
 // value = amount_per_run / (ms * 1e-3) / scale, e.g. flops with scale 1e12 -> TFLOP/s.
-metric rate_metric(const std::string& unit, double amount_per_run, double scale,
-                   const std::vector<double>& per_run_ms);
+metric rate_metric(const std::string& unit, double amount_per_run, double scale, const std::vector<double>& per_run_ms);
 
 // Makes one kind's workload from its validated spec (registry.hpp pairs one with each schema).
 using workload_factory = std::function<std::unique_ptr<workload>(const workload_spec&)>;

@@ -28,8 +28,8 @@ __global__ void __launch_bounds__(kThreads)
                       float* partial_out, float* partial_ml) {
   extern __shared__ float smem[];
   const int group = s.num_heads / s.num_kv_heads, hd = s.head_dim, splits = s.max_splits();
-  float* qs = smem;                 // [group][hd]
-  float* sc = smem + group * hd;    // [group][chunk]
+  float* qs = smem;               // [group][hd]
+  float* sc = smem + group * hd;  // [group][chunk]
   const int kvh = blockIdx.x, split = blockIdx.y;
   pdl_trigger();
   pdl_wait();
@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = threadIdx.x; i < group * hd; i += kThreads) {
     const int g = i / hd, d = i % hd;
     float acc = 0.0f;
-    for (int t = 0; t < n; ++t) acc = fmaf(sc[g * s.chunk + t], to_float(vb[static_cast<std::size_t>(t) * hd + d]), acc);
+    for (int t = 0; t < n; ++t)
+      acc = fmaf(sc[g * s.chunk + t], to_float(vb[static_cast<std::size_t>(t) * hd + d]), acc);
     partial_out[(static_cast<std::size_t>(head0 + g) * splits + split) * hd + d] = acc;
   }
 }

@@ -21,8 +21,8 @@ constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
 constexpr int kQueriesPerWarp = 4;
 constexpr int kTile = kWarps * kQueriesPerWarp;  // queries per block
-constexpr int kChunk = 32;                      // keys per shared-memory chunk (one per lane)
-constexpr int kMaxDimPerLane = 8;               // head_dim <= 256
+constexpr int kChunk = 32;                       // keys per shared-memory chunk (one per lane)
+constexpr int kMaxDimPerLane = 8;                // head_dim <= 256
 
 std::size_t smem_bytes(int hd) {
   return (static_cast<std::size_t>(kTile) * hd + kChunk * (hd + 1) + kChunk * hd) * sizeof(float);
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kThreads)
         score = acc;
       }
       const float m_new = fmaxf(m[qq], warp_max(score));  // finite: key c <= t is visible
-      const float alpha = expf(m[qq] - m_new);             // 0 on the first chunk (m = -inf)
+      const float alpha = expf(m[qq] - m_new);            // 0 on the first chunk (m = -inf)
       const float p = visible ? expf(score - m_new) : 0.0f;
       l[qq] = l[qq] * alpha + warp_sum(p);
       m[qq] = m_new;
@@ -131,8 +131,8 @@ void attention_prefill(const T* qkv, const T* k_cache, const T* v_cache, const a
   CUDABENCH_CHECK_LAUNCH();
 }
 
-template void attention_prefill<__half>(const __half*, const __half*, const __half*, const attn_prefill_shape&,
-                                        __half*, cudaStream_t);
+template void attention_prefill<__half>(const __half*, const __half*, const __half*, const attn_prefill_shape&, __half*,
+                                        cudaStream_t);
 template void attention_prefill<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,
                                                const attn_prefill_shape&, __nv_bfloat16*, cudaStream_t);
 

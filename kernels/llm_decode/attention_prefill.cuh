@@ -14,12 +14,12 @@
 namespace cudabench::kernels::llm {
 
 struct attn_prefill_shape {
-  int rows = 0;          // prompt tokens (positions 0..rows-1)
-  int qkv_stride = 0;    // elements between consecutive tokens' qkv rows
+  int rows = 0;        // prompt tokens (positions 0..rows-1)
+  int qkv_stride = 0;  // elements between consecutive tokens' qkv rows
   int num_heads = 0;
   int num_kv_heads = 0;
-  int head_dim = 0;      // <= 256
-  int max_len = 0;       // cache capacity (positions)
+  int head_dim = 0;  // <= 256
+  int max_len = 0;   // cache capacity (positions)
   float scale = 1.0f;
 };
 

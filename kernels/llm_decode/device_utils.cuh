@@ -21,15 +21,23 @@ __device__ __forceinline__ float to_float(float v) { return v; }
 template <class T>
 __device__ __forceinline__ T from_float(float v);
 template <>
-__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
+__device__ __forceinline__ __half from_float<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 template <>
-__device__ __forceinline__ float from_float<float>(float v) { return v; }
+__device__ __forceinline__ float from_float<float>(float v) {
+  return v;
+}
 
 // Round through the storage type: what a value becomes when transformers stores it.
 template <class T>
-__device__ __forceinline__ float round_to(float v) { return to_float(from_float<T>(v)); }
+__device__ __forceinline__ float round_to(float v) {
+  return to_float(from_float<T>(v));
+}
 
 // Two packed 16-bit values -> two floats.
 __device__ __forceinline__ float2 pair_to_float2(std::uint32_t bits, __half) {
@@ -46,11 +54,17 @@ __device__ __forceinline__ float2 pair_to_float2(std::uint32_t bits, __nv_bfloat
 template <class L>
 struct pack_words;
 template <>
-struct pack_words<uint4> { static constexpr int words = 4; };
+struct pack_words<uint4> {
+  static constexpr int words = 4;
+};
 template <>
-struct pack_words<uint2> { static constexpr int words = 2; };
+struct pack_words<uint2> {
+  static constexpr int words = 2;
+};
 template <>
-struct pack_words<unsigned> { static constexpr int words = 1; };
+struct pack_words<unsigned> {
+  static constexpr int words = 1;
+};
 
 // Dot product of two packs of 16-bit elements, accumulated in fp32.
 template <class T, class L>

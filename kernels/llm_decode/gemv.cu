@@ -21,7 +21,9 @@ constexpr int kVariantWarps[kGemvVariants] = {8, 4, 8, 4};
 constexpr int kVariantUnroll[kGemvVariants] = {8, 8, 16, 16};
 
 template <class L>
-__device__ __forceinline__ L load_stream(const L* p) { return __ldcs(p); }
+__device__ __forceinline__ L load_stream(const L* p) {
+  return __ldcs(p);
+}
 
 template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnroll>
 __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
@@ -130,8 +132,8 @@ void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
   const std::size_t smem = (static_cast<std::size_t>(a.k) * sizeof(T) + 15) / 16 * 16;
   auto run = [&](auto kernel) {
     if (smem > 48 * 1024)
-      CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                static_cast<int>(smem)));
+      CUDABENCH_CHECK_CUDA(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     launch(kernel, grid, dim3(kWarps * 32), smem, stream, a);
   };
   switch (out) {

@@ -52,8 +52,8 @@ struct gemv_args {
   const T* x = nullptr;            // [k]; aligned like w
   const T* norm_weight = nullptr;  // [k], rmsnorm input only
   float eps = 0.0f;
-  void* y = nullptr;               // [n] of T, or float for store_f32
-  int variant = 0;                 // launch shape, 0 .. kGemvVariants - 1 (see above)
+  void* y = nullptr;  // [n] of T, or float for store_f32
+  int variant = 0;    // launch shape, 0 .. kGemvVariants - 1 (see above)
 };
 
 constexpr int kGemvVariants = 4;

@@ -56,8 +56,7 @@ __device__ __forceinline__ void pdl_trigger() {
 // kernel<<<grid, block, smem, stream>>>(args...), with the PDL attribute when the switch is on;
 // checks the launch.
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
-            Args&&... args) {
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, Args&&... args) {
   if (programmatic_launch()) {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;

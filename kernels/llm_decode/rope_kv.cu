@@ -33,7 +33,7 @@ __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const std::uint32_t* tab
   const std::uint32_t* factors = table + static_cast<std::size_t>(p) * half;  // (cos, sin) pairs of position p
   const int first = blockIdx.y * blockDim.x + threadIdx.x, stride = gridDim.y * blockDim.x;
   for (int idx = first; idx < (s.num_heads + s.num_kv_heads) * half; idx += stride) {
-    const int head = idx / half, i = idx % half;  // heads >= num_heads are k heads
+    const int head = idx / half, i = idx % half;        // heads >= num_heads are k heads
     const float2 cs = pair_to_float2(factors[i], T{});  // already T values: no further rounding
     const float c = cs.x, sn = cs.y;
     T* v = row + head * s.head_dim;  // k heads follow the q heads contiguously
@@ -60,9 +60,13 @@ __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const std::uint32_t* tab
 template <class T>
 T round_from_double(double v);
 template <>
-__half round_from_double<__half>(double v) { return __double2half(v); }
+__half round_from_double<__half>(double v) {
+  return __double2half(v);
+}
 template <>
-__nv_bfloat16 round_from_double<__nv_bfloat16>(double v) { return __double2bfloat16(v); }
+__nv_bfloat16 round_from_double<__nv_bfloat16>(double v) {
+  return __double2bfloat16(v);
+}
 
 }  // namespace
 

@@ -13,21 +13,21 @@
 // Positions: prefill row r is position r; decode (rows = 1) reads its position from device memory
 // (*pos), so one captured graph serves every step. Bound: a few KB per token: latency.
 #pragma once
+#include <vector>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <vector>
-
 namespace cudabench::kernels::llm {
 
 struct rope_kv_shape {
-  int rows = 0;          // tokens
-  int qkv_stride = 0;    // elements between consecutive tokens' rows of qkv
+  int rows = 0;        // tokens
+  int qkv_stride = 0;  // elements between consecutive tokens' rows of qkv
   int num_heads = 0;
   int num_kv_heads = 0;
-  int head_dim = 0;      // even
-  int max_len = 0;       // cache capacity in positions
+  int head_dim = 0;  // even
+  int max_len = 0;   // cache capacity in positions
 };
 
 // The rotary factors of positions 0..max_len-1 (host, double precision): element 2 (p head_dim/2

@@ -61,16 +61,15 @@ void launch(const void* a, const void* b, const void* c, std::int64_t m, std::in
             const gemm_sample* samples, int count, gemm_sample_result* out, cudaStream_t stream) {
   constexpr int samples_per_block = threads_per_block / warp_size;
   const unsigned blocks = static_cast<unsigned>((count + samples_per_block - 1) / samples_per_block);
-  reference_gemm_samples_kernel<TIn, TOut><<<blocks, threads_per_block, 0, stream>>>(
-      static_cast<const TIn*>(a), static_cast<const TIn*>(b), static_cast<const TOut*>(c), m, n, k, samples, count,
-      out);
+  reference_gemm_samples_kernel<TIn, TOut>
+      <<<blocks, threads_per_block, 0, stream>>>(static_cast<const TIn*>(a), static_cast<const TIn*>(b),
+                                                 static_cast<const TOut*>(c), m, n, k, samples, count, out);
   CUDABENCH_CHECK_LAUNCH();
 }
 
 template <class TIn>
 void dispatch_out(dtype out_type, const void* a, const void* b, const void* c, std::int64_t m, std::int64_t n,
-                  std::int64_t k, const gemm_sample* samples, int count, gemm_sample_result* out,
-                  cudaStream_t stream) {
+                  std::int64_t k, const gemm_sample* samples, int count, gemm_sample_result* out, cudaStream_t stream) {
   switch (out_type) {
     case dtype::fp32: return launch<TIn, float>(a, b, c, m, n, k, samples, count, out, stream);
     case dtype::fp16: return launch<TIn, __half>(a, b, c, m, n, k, samples, count, out, stream);
@@ -83,18 +82,16 @@ void dispatch_out(dtype out_type, const void* a, const void* b, const void* c, s
 
 }  // namespace
 
-void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c,
-                            std::int64_t m, std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
+void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c, std::int64_t m,
+                            std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
                             gemm_sample_result* out, cudaStream_t stream) {
   if (m < 1 || n < 1 || k < 1) throw std::invalid_argument("reference_gemm_samples: empty matrix");
   if (count <= 0) return;
   switch (in_type) {
     case dtype::fp32: return dispatch_out<float>(out_type, a, b, c, m, n, k, samples, count, out, stream);
     case dtype::fp16: return dispatch_out<__half>(out_type, a, b, c, m, n, k, samples, count, out, stream);
-    case dtype::bf16:
-      return dispatch_out<__nv_bfloat16>(out_type, a, b, c, m, n, k, samples, count, out, stream);
-    case dtype::fp8_e4m3:
-      return dispatch_out<__nv_fp8_e4m3>(out_type, a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::bf16: return dispatch_out<__nv_bfloat16>(out_type, a, b, c, m, n, k, samples, count, out, stream);
+    case dtype::fp8_e4m3: return dispatch_out<__nv_fp8_e4m3>(out_type, a, b, c, m, n, k, samples, count, out, stream);
     case dtype::tf32: break;
   }
   throw std::invalid_argument("reference_gemm_samples: unsupported input type");

@@ -27,8 +27,8 @@ struct gemm_sample_result {
 
 // One warp per sample. `samples` and `out` are device arrays of `count` entries. Inputs A and B
 // share `in_type`; both types are storage types (fp32, fp16, bf16, or fp8 for the inputs).
-void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c,
-                            std::int64_t m, std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
+void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const void* b, const void* c, std::int64_t m,
+                            std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
                             gemm_sample_result* out, cudaStream_t stream);
 
 }  // namespace cudabench::kernels

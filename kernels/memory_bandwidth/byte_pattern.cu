@@ -69,8 +69,8 @@ void fill_byte_pattern(void* p, std::size_t bytes, byte_pattern pattern, cudaStr
   if (bytes == 0) return;
   const std::size_t n_words = bytes / 8;
   auto* base = static_cast<std::uint8_t*>(p);
-  fill_byte_pattern_kernel<<<grid_for(n_words), threads, 0, stream>>>(
-      reinterpret_cast<std::uint64_t*>(base), n_words, base + n_words * 8, bytes % 8, pattern);
+  fill_byte_pattern_kernel<<<grid_for(n_words), threads, 0, stream>>>(reinterpret_cast<std::uint64_t*>(base), n_words,
+                                                                      base + n_words * 8, bytes % 8, pattern);
   CUDABENCH_CHECK_LAUNCH();
 }
 

@@ -19,8 +19,8 @@ namespace cudabench::kernels {
 // What a buffer should hold: the seeded pattern, or one byte value everywhere.
 struct byte_pattern {
   bool constant = false;
-  std::uint64_t seed = 0;   // used when !constant
-  std::uint8_t value = 0;   // used when constant
+  std::uint64_t seed = 0;  // used when !constant
+  std::uint8_t value = 0;  // used when constant
 
   __host__ __device__ std::uint64_t word(std::uint64_t w) const {
     return constant ? 0x0101010101010101ull * value : splitmix64(seed + w);

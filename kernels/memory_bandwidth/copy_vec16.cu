@@ -59,9 +59,8 @@ void copy_vec16(void* dst, const void* src, std::size_t bytes, int grid_blocks, 
   const unsigned blocks = static_cast<unsigned>(needed == 0 ? 1 : (needed < cap ? needed : cap));
   auto* d = static_cast<std::uint8_t*>(dst);
   const auto* s = static_cast<const std::uint8_t*>(src);
-  copy_vec16_kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s),
-                                                    n16, d + n16 * 16, s + n16 * 16,
-                                                    static_cast<unsigned>(bytes % 16));
+  copy_vec16_kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n16,
+                                                    d + n16 * 16, s + n16 * 16, static_cast<unsigned>(bytes % 16));
   CUDABENCH_CHECK_LAUNCH();
 }
 

@@ -26,10 +26,8 @@ void cast_from_float(void* dst, const float* src, std::size_t n, dtype kind, cud
   constexpr int threads = 256;
   const std::size_t needed = (n + threads - 1) / threads;
   const unsigned blocks = static_cast<unsigned>(needed < 65536 ? needed : 65536);
-  if (kind == dtype::fp16)
-    cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__half*>(dst), src, n);
-  else
-    cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), src, n);
+  if (kind == dtype::fp16) cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__half*>(dst), src, n);
+  else cast_kernel<<<blocks, threads, 0, stream>>>(static_cast<__nv_bfloat16*>(dst), src, n);
   CUDABENCH_CHECK_LAUNCH();
 }
 

@@ -44,8 +44,8 @@ __global__ void __launch_bounds__(threads)
 
 }  // namespace
 
-void mse_loss_backward(const void* y, const float* target, void* dy, std::size_t n, const float* scale,
-                       float* loss_sum, dtype kind, cudaStream_t stream) {
+void mse_loss_backward(const void* y, const float* target, void* dy, std::size_t n, const float* scale, float* loss_sum,
+                       dtype kind, cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t needed = (n + threads - 1) / threads;
   const unsigned blocks = static_cast<unsigned>(needed < 4096 ? needed : 4096);

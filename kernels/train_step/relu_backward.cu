@@ -10,8 +10,7 @@
 namespace cudabench::kernels {
 namespace {
 
-__global__ void relu_mask_kernel(std::uint16_t* __restrict__ dx, const std::uint16_t* __restrict__ out,
-                                 std::size_t n) {
+__global__ void relu_mask_kernel(std::uint16_t* __restrict__ dx, const std::uint16_t* __restrict__ out, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const std::uint16_t o = out[i];

@@ -1,12 +1,11 @@
 // See attention.cuh. One thread per query row, 128 queries per block, K/V tiles of 32 keys.
 #include "kernels/transformer_memory/attention.cuh"
 
-#include "kernels/transformer_memory/attention_flash_tf32x3.cuh"
-#include "kernels/transformer_memory/attention_tf32x3.cuh"
-
 #include <stdexcept>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/transformer_memory/attention_flash_tf32x3.cuh"
+#include "kernels/transformer_memory/attention_tf32x3.cuh"
 
 namespace cudabench::kernels {
 namespace {
@@ -19,9 +18,13 @@ __device__ inline float to_f(__half x) { return __half2float(x); }
 template <class T>
 __device__ inline T from_f(float x);
 template <>
-__device__ inline float from_f<float>(float x) { return x; }
+__device__ inline float from_f<float>(float x) {
+  return x;
+}
 template <>
-__device__ inline __half from_f<__half>(float x) { return __float2half_rn(x); }
+__device__ inline __half from_f<__half>(float x) {
+  return __float2half_rn(x);
+}
 
 // grid (ceil(sq / 128), heads, batch), block 128.
 template <class T, int HD>
@@ -112,9 +115,9 @@ void launch(const attention_args& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((a.sq + block_queries - 1) / block_queries), static_cast<unsigned>(a.heads),
                   static_cast<unsigned>(a.batch));
   const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(HD));
-  attention_kernel<T, HD><<<grid, block_queries, 0, stream>>>(
-      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), static_cast<T*>(a.o), a.ldq,
-      a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2);
+  attention_kernel<T, HD><<<grid, block_queries, 0, stream>>>(static_cast<const T*>(a.q), static_cast<const T*>(a.k),
+                                                              static_cast<const T*>(a.v), static_cast<T*>(a.o), a.ldq,
+                                                              a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2);
   CUDABENCH_CHECK_LAUNCH();
 }
 
@@ -147,10 +150,8 @@ void attention_forward(const attention_args& a, cudaStream_t stream) {
     if (a.variant == attention_variant::tf32x3_two_pass) return attention_forward_tf32x3(a, stream);
     if (a.variant == attention_variant::tf32x3_flash) return attention_forward_flash_tf32x3(a, stream);
   }
-  if (a.type == dtype::fp16)
-    dispatch<__half>(a, stream);
-  else
-    dispatch<float>(a, stream);
+  if (a.type == dtype::fp16) dispatch<__half>(a, stream);
+  else dispatch<float>(a, stream);
 }
 
 }  // namespace cudabench::kernels

@@ -35,7 +35,7 @@ struct attention_args {
   void* o = nullptr;
   std::int64_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;  // row strides in elements
   int batch = 0, heads = 0, head_dim = 0;
-  int sq = 0, sk = 0;  // query and key sequence lengths (tokens b*sq .. of Q, b*sk .. of K/V)
+  int sq = 0, sk = 0;        // query and key sequence lengths (tokens b*sq .. of Q, b*sk .. of K/V)
   dtype type = dtype::fp32;  // element type of Q, K, V, O: fp32 (float) or fp16 (__half); math is fp32
   // Used for fp32 with head_dim 64 only; everything else runs the CUDA-core kernel.
   attention_variant variant = attention_variant::tf32x3_two_pass;

@@ -57,10 +57,9 @@ __device__ inline void mma3(float (&c)[4], const tf32_pair (&a)[4], const tf32_p
 
 // grid (ceil(sq / 64), heads, batch), block 128.
 __global__ void __launch_bounds__(warps * 32)
-    attention_flash_tf32x3_kernel(const float* __restrict__ q, const float* __restrict__ k,
-                                  const float* __restrict__ v, float* __restrict__ o, std::int64_t ldq,
-                                  std::int64_t ldk, std::int64_t ldv, std::int64_t ldo, int sq, int sk,
-                                  float scale_log2) {
+    attention_flash_tf32x3_kernel(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+                                  float* __restrict__ o, std::int64_t ldq, std::int64_t ldk, std::int64_t ldv,
+                                  std::int64_t ldo, int sq, int sk, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // TF32 mma.sync needs sm_80; the launcher is only used where cudabench builds for it
 #else

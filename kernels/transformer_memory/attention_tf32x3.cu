@@ -3,10 +3,10 @@
 // pitches (68, 36 floats) keep every WMMA pointer 32-byte aligned and spread rows over banks.
 #include "kernels/transformer_memory/attention_tf32x3.cuh"
 
-#include <mma.h>
-
 #include <cstdint>
 #include <stdexcept>
+
+#include <mma.h>
 
 #include "cudabench/cuda_check.hpp"
 
@@ -16,8 +16,8 @@ namespace {
 using namespace nvcuda;
 
 constexpr int hd = 64;
-constexpr int bq = 64;   // queries per block
-constexpr int bk = 32;   // keys per tile
+constexpr int bq = 64;  // queries per block
+constexpr int bk = 32;  // keys per tile
 constexpr int warps = 4;
 constexpr int qk_pitch = hd + 4;
 constexpr int s_pitch = bk + 4;
@@ -65,7 +65,8 @@ __device__ inline void load_tile(float (*dst)[qk_pitch], const float* base, std:
   for (int idx = threadIdx.x; idx < rows * (hd / 4); idx += warps * 32) {
     const int r = idx / (hd / 4), c4 = idx % (hd / 4);
     float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (row0 + r < valid) val = *reinterpret_cast<const float4*>(base + static_cast<std::int64_t>(row0 + r) * ld + c4 * 4);
+    if (row0 + r < valid)
+      val = *reinterpret_cast<const float4*>(base + static_cast<std::int64_t>(row0 + r) * ld + c4 * 4);
     *reinterpret_cast<float4*>(&dst[r][c4 * 4]) = val;
   }
 }
@@ -181,9 +182,10 @@ void attention_forward_tf32x3(const attention_args& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((a.sq + bq - 1) / bq), static_cast<unsigned>(a.heads),
                   static_cast<unsigned>(a.batch));
   const float scale_log2 = 1.4426950408889634f / 8.f;  // log2(e) / sqrt(64)
-  attention_tf32x3_kernel<<<grid, warps * 32, 0, stream>>>(
-      static_cast<const float*>(a.q), static_cast<const float*>(a.k), static_cast<const float*>(a.v),
-      static_cast<float*>(a.o), a.ldq, a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2);
+  attention_tf32x3_kernel<<<grid, warps * 32, 0, stream>>>(static_cast<const float*>(a.q),
+                                                           static_cast<const float*>(a.k),
+                                                           static_cast<const float*>(a.v), static_cast<float*>(a.o),
+                                                           a.ldq, a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2);
   CUDABENCH_CHECK_LAUNCH();
 }
 

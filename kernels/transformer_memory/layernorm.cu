@@ -39,8 +39,8 @@ __global__ void layernorm_kernel(T* __restrict__ x, const T* __restrict__ gamma,
 
 }  // namespace
 
-void layernorm_inplace(void* x, const void* gamma, const void* beta, std::int64_t rows, int cols, float eps,
-                       dtype type, cudaStream_t stream) {
+void layernorm_inplace(void* x, const void* gamma, const void* beta, std::int64_t rows, int cols, float eps, dtype type,
+                       cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) throw std::invalid_argument("layernorm: empty shape");
   const std::int64_t blocks = (rows + warps_per_block - 1) / warps_per_block;
   if (blocks > 0x7fffffff) throw std::invalid_argument("layernorm: too many rows");

@@ -1,11 +1,11 @@
 // See ab_devices.hpp.
 #include "cli/ab_devices.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -85,8 +85,8 @@ int run_ab_devices(const ab_args& a, const suite& s, const std::vector<std::stri
     interrupted = interrupted || results[i].interrupted;
     any_regressed = any_regressed || results[i].exit_code == 1;
     if (results[i].exit_code != 0 && results[i].exit_code != 1 && !results[i].interrupted)
-      failed.push_back(fmt::format("GPU {}: exit code {} ({})", jobs[i].device, results[i].exit_code,
-                                   last_log_line(jobs[i].log)));
+      failed.push_back(
+          fmt::format("GPU {}: exit code {} ({})", jobs[i].device, results[i].exit_code, last_log_line(jobs[i].log)));
   }
 
   // One fleet per build, all marked as one session, then their comparison.
@@ -124,7 +124,8 @@ int run_ab_devices(const ab_args& a, const suite& s, const std::vector<std::stri
   std::cout << report_text(cmp, a.format, a.format == "table" && isatty(fileno(stdout)) && !(no_color && *no_color));
   std::cout.flush();
   if (!a.run.quiet)
-    fmt::print(stderr, "ab: per-GPU results in {}/{}-gpu-N/, fleets {}/{}-fleet-A.json ..., their comparison {}/compare.md\n",
+    fmt::print(stderr,
+               "ab: per-GPU results in {}/{}-gpu-N/, fleets {}/{}-fleet-A.json ..., their comparison {}/compare.md\n",
                dir, host, dir, host, dir);
   if (interrupted) return 130;
   if (!failed.empty()) {

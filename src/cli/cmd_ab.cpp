@@ -5,13 +5,13 @@
 // nothing measured is lost), marked as one interleaved session, and compared (baseline A). A build
 // is a cudabench executable, or a command such as "env LD_LIBRARY_PATH=/opt/cu121/lib build/cudabench".
 // `--devices` runs this on several GPUs at once, one `ab` process per GPU (ab_devices.cpp).
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -81,12 +81,14 @@ int run_ab(const ab_args& a) {
   check_run_args(a.run);
   if (a.run.rounds < 1) throw input_error("--rounds must be at least 1");
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.threshold >= 0))
+    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   std::vector<std::string> labels(n);
   if (!a.labels.empty()) {
     labels = split_labels(a.labels);
     if (labels.size() != n)
-      throw input_error(fmt::format("--labels has {} label{} for {} builds", labels.size(), labels.size() == 1 ? "" : "s", n));
+      throw input_error(
+          fmt::format("--labels has {} label{} for {} builds", labels.size(), labels.size() == 1 ? "" : "s", n));
     for (const auto& l : labels)
       if (!valid_utf8(l)) throw input_error(fmt::format("--labels \"{}\": not valid UTF-8", terminal_text(l)));
   }
@@ -96,7 +98,8 @@ int run_ab(const ab_args& a) {
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
   if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
 
-  const std::string dir = a.output_dir.empty() ? fmt::format("ab-{}-{}", file_name_component(s.name), utc_stamp()) : a.output_dir;
+  const std::string dir =
+      a.output_dir.empty() ? fmt::format("ab-{}-{}", file_name_component(s.name), utc_stamp()) : a.output_dir;
   make_directories(dir + "/rounds");
   const std::string session = session_id();
   std::string schedule;
@@ -162,7 +165,8 @@ int run_ab(const ab_args& a) {
   std::cout << report_text(cmp, a.format, a.format == "table" && isatty(fileno(stdout)) && !(no_color && *no_color));
   std::cout.flush();
   if (!a.run.quiet)
-    fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n", terminal_text(dir));
+    fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n",
+               terminal_text(dir));
   if (interrupted) return 130;
   return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
 }
@@ -172,7 +176,8 @@ int run_ab(const ab_args& a) {
 void add_ab(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ab_args>();
   a->run.rounds = 5;
-  auto* cmd = app.add_subcommand("ab", "Interleaved A/B of builds on one GPU: rounds alternate A B B A ..., then compare");
+  auto* cmd =
+      app.add_subcommand("ab", "Interleaved A/B of builds on one GPU: rounds alternate A B B A ..., then compare");
   cmd->add_option("builds", a->sides,
                   "Builds to compare, baseline first: cudabench executables, or commands such as "
                   "\"env LD_LIBRARY_PATH=/opt/cu121/lib build/cudabench\"")
@@ -181,7 +186,8 @@ void add_ab(CLI::App& app, int& exit_code) {
   cmd->add_option("--rounds", a->run.rounds, "Rounds per build (each a fresh process)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--labels", a->labels, "Comma-separated labels, one per build (default: each build's 'CUDA <runtime>')");
+  cmd->add_option("--labels", a->labels,
+                  "Comma-separated labels, one per build (default: each build's 'CUDA <runtime>')");
   cmd->add_option("-o,--output-dir", a->output_dir, "Directory for the results (default: ab-SUITE-TIMESTAMP)");
   cmd->add_flag("--hold-tuning", a->hold_tuning,
                 "Replay the first run's tuning choices (cuBLASLt algorithms, LLM variants) in every later run, "
@@ -190,7 +196,8 @@ void add_ab(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();
   cmd->add_option("--alpha", a->alpha, "Family-wise significance level (Holm over the rows)")->capture_default_str();
-  cmd->add_option("--threshold", a->threshold, "Changes below this many percent are `unchanged`")->capture_default_str();
+  cmd->add_option("--threshold", a->threshold, "Changes below this many percent are `unchanged`")
+      ->capture_default_str();
   cmd->add_flag("--fail-on-regression", a->fail_on_regression, "Exit 1 when a build regressed against the first");
   cmd->footer(
       "Examples:\n"

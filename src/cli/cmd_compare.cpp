@@ -1,6 +1,8 @@
 // `cudabench compare BASE.json CAND.json [MORE.json ...]`: read result (or fleet) files, compare them
 // (core/compare), print one report. Exit 0, or 1 on a regression with --fail-on-regression;
 // bad input throws input_error (exit 2, reported in main()).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,18 +14,16 @@
 #include <system_error>
 #include <vector>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/compare_inputs.hpp"
-#include "cudabench/suite.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/report.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
@@ -47,7 +47,8 @@ struct compare_args {
 std::vector<compare_input> read_inputs(const std::vector<std::string>& paths) {
   std::vector<std::future<compare_input>> pending;
   try {
-    for (const auto& p : paths) pending.push_back(std::async(std::launch::async, [p] { return read_compare_input(p); }));
+    for (const auto& p : paths)
+      pending.push_back(std::async(std::launch::async, [p] { return read_compare_input(p); }));
   } catch (const std::system_error&) {
     pending.clear();  // waits for the ones started
     std::vector<compare_input> out;
@@ -61,9 +62,11 @@ std::vector<compare_input> read_inputs(const std::vector<std::string>& paths) {
 
 int run_compare(const compare_args& a) {
   if (a.files.size() < 2)
-    throw input_error(fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
+    throw input_error(
+        fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.threshold >= 0))
+    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
 
   // -o over an input would destroy the baseline it is about to be compared with, whatever path
   // names it (./a.json, a symlink, a hard link): compare device and inode.
@@ -71,8 +74,8 @@ int run_compare(const compare_args& a) {
     if (const auto out = identity_of(a.output))
       for (const auto& f : a.files)
         if (identity_of(f) == out)
-          throw input_error(fmt::format("-o {} is the input file {}: refusing to overwrite it (write the report elsewhere)",
-                                        a.output, f));
+          throw input_error(fmt::format(
+              "-o {} is the input file {}: refusing to overwrite it (write the report elsewhere)", a.output, f));
   // A file compared with itself is allowed (an A/A sanity check of the tool) but said out loud:
   // every row is "unchanged" by construction, which is no evidence about the builds.
   for (std::size_t i = 1; i < a.files.size(); ++i)
@@ -99,10 +102,8 @@ int run_compare(const compare_args& a) {
   ropt.color = a.output.empty() && isatty(fileno(stdout)) && !(no_color && *no_color);
   const auto rep = make_reporter(a.format, ropt);
   auto write = [&](std::ostream& out) {
-    if (a.per_gpu)
-      report_per_gpu(inputs, a.files, cmp, opt, a.format, ropt.color, out);
-    else
-      rep->report(cmp, out);
+    if (a.per_gpu) report_per_gpu(inputs, a.files, cmp, opt, a.format, ropt.color, out);
+    else rep->report(cmp, out);
   };
   if (a.output.empty()) {
     write(std::cout);
@@ -125,11 +126,15 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();
-  cmd->add_option("--metric", args->metrics, "Metrics to compare, comma-separated (default: each workload's headline metric)")
+  cmd->add_option("--metric", args->metrics,
+                  "Metrics to compare, comma-separated (default: each workload's headline metric)")
       ->delimiter(',');
   cmd->add_option("--filter", args->filter, "Only workload ids matching this glob (* and ?, comma = or)");
-  cmd->add_option("--alpha", args->alpha, "Family-wise significance level: a row is significant when its Holm-adjusted p is below it")->capture_default_str();
-  cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged`")->capture_default_str();
+  cmd->add_option("--alpha", args->alpha,
+                  "Family-wise significance level: a row is significant when its Holm-adjusted p is below it")
+      ->capture_default_str();
+  cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged`")
+      ->capture_default_str();
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a metric regressed or a workload ok in the baseline fails in a candidate");
   cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");

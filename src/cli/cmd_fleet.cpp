@@ -31,7 +31,9 @@ int run_collect(const collect_args& a) {
   if (c.gpus.empty())
     throw input_error(fmt::format("no fleet or per-GPU result file in {}", fmt::join(a.inputs, ", ")));
   fleet_file f = make_fleet(std::move(c.gpus), a.rule, a.label);
-  f.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT},
+  f.tool = {{"name", "cudabench"},
+            {"version", CUDABENCH_VERSION},
+            {"git_commit", CUDABENCH_GIT_COMMIT},
             {"argv", process_argv()}};
   if (!a.output.empty()) write_fleet_file(f, a.output);
   fmt::print("{}", format_fleet_summary(f, out_format));
@@ -51,10 +53,13 @@ void add_fleet(CLI::App& app, int& exit_code) {
   collect->add_option("-o,--output", a->output, "Write the merged fleet result here");
   collect->add_option("--format", a->format, "stdout format: table, markdown, csv, json")->capture_default_str();
   collect->add_option("--label", a->label, "Label for comparisons (default: the first GPU's)");
-  collect->add_option("--outlier-k", a->rule.k, "Robust z (MADs from the fleet median) beyond which a GPU may be an outlier")
+  collect
+      ->add_option("--outlier-k", a->rule.k,
+                   "Robust z (MADs from the fleet median) beyond which a GPU may be an outlier")
       ->capture_default_str();
-  collect->add_option("--outlier-min-pct", a->rule.min_deviation_pct,
-                      "... and at least this many percent from the fleet median")
+  collect
+      ->add_option("--outlier-min-pct", a->rule.min_deviation_pct,
+                   "... and at least this many percent from the fleet median")
       ->capture_default_str();
   collect->footer(
       "Examples:\n"

@@ -36,11 +36,12 @@ struct history_args {
 
 history_options options_of(const history_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.threshold >= 0))
+    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   if (a.min_segment < 1) throw input_error(fmt::format("--min-segment {} must be at least 1", a.min_segment));
   if (a.permutations < 1 || 1.0 / (a.permutations + 1.0) >= a.alpha)
-    throw input_error(fmt::format("--permutations {} cannot give p < --alpha {} (needs at least {})", a.permutations, a.alpha,
-                                  static_cast<int>(std::ceil(1.0 / a.alpha))));
+    throw input_error(fmt::format("--permutations {} cannot give p < --alpha {} (needs at least {})", a.permutations,
+                                  a.alpha, static_cast<int>(std::ceil(1.0 / a.alpha))));
   history_options o;
   if (!a.filter.empty()) o.filter = [p = a.filter](const std::string& id) { return id_matches(id, p); };
   o.metrics = a.metrics;
@@ -56,8 +57,10 @@ int run_add(const history_args& a) {
   for (const auto& f : a.files) {
     const auto r = store.add_file(f);
     if (a.quiet) continue;
-    if (r.replaced) fmt::print(stderr, "history: {}: replaced run {} (same run, newer file; {} metrics)\n", f, r.run_id, r.points);
-    else if (r.added) fmt::print(stderr, "history: {}: stored as run {} ({} metrics) in {}\n", f, r.run_id, r.points, a.db);
+    if (r.replaced)
+      fmt::print(stderr, "history: {}: replaced run {} (same run, newer file; {} metrics)\n", f, r.run_id, r.points);
+    else if (r.added)
+      fmt::print(stderr, "history: {}: stored as run {} ({} metrics) in {}\n", f, r.run_id, r.points, a.db);
     else fmt::print(stderr, "history: {}: already stored (run {}); nothing added\n", f, r.run_id);
   }
   return 0;

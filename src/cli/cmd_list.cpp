@@ -68,8 +68,8 @@ void print_kinds_table(const kind_catalog& kinds) {
     }
     for (const auto& p : k.params) {
       const std::string help = p.in_id ? p.help : p.help + " (not part of the id)";
-      fmt::print("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", p.name, w_name, type_name(p.type), w_type,
-                 default_text(p), w_default, allowed_text(p), w_allowed, help);
+      fmt::print("  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", p.name, w_name, type_name(p.type), w_type, default_text(p),
+                 w_default, allowed_text(p), w_allowed, help);
     }
     for (const auto& r : k.rules) fmt::print("  rule: {}\n", describe_rule(r));
   }
@@ -118,15 +118,14 @@ void print_suite(const list_options& o) {
   }
   fmt::print("suite {} ({}){}\n", terminal_text(s.name), terminal_text(s.source),
              s.description.empty() ? "" : ": " + terminal_text(s.description));
-  fmt::print("settings: repetitions {}, warmup {}, min_time_ms {}\n", s.defaults.repetitions,
-             s.defaults.warmup, s.defaults.min_time_ms);
+  fmt::print("settings: repetitions {}, warmup {}, min_time_ms {}\n", s.defaults.repetitions, s.defaults.warmup,
+             s.defaults.min_time_ms);
   const std::size_t width = std::to_string(selected.size()).size();
   for (std::size_t i = 0; i < selected.size(); ++i)
     fmt::print("  {:>{}}  {}\n", i + 1, width, terminal_text(selected[i].id));
   if (selected.size() == s.workloads.size())
     fmt::print("{} workload{}\n", selected.size(), selected.size() == 1 ? "" : "s");
-  else
-    fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), terminal_text(o.filter));
+  else fmt::print("{} of {} workloads (filter \"{}\")\n", selected.size(), s.workloads.size(), terminal_text(o.filter));
 }
 
 }  // namespace

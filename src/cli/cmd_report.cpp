@@ -31,7 +31,8 @@ struct report_args {
 
 int run_report(const report_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0)) throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.threshold >= 0))
+    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   html_report_input in;
   for (const auto& f : a.files) in.files.push_back(read_result_file(f));
   in.sources = a.files;
@@ -69,7 +70,8 @@ void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report", "Write one self-contained HTML report of result files (plots, comparison)");
   cmd->add_option("files", args->files, "Result JSON files; with several, the first is the baseline")->required();
   cmd->add_option("-o,--output", args->output, "The HTML file to write")->capture_default_str();
-  cmd->add_option("--metric", args->metrics, "Metrics to plot and compare, comma-separated (default: each workload's headline metric)")
+  cmd->add_option("--metric", args->metrics,
+                  "Metrics to plot and compare, comma-separated (default: each workload's headline metric)")
       ->delimiter(',');
   cmd->add_option("--filter", args->filter, "Only workload ids matching this glob (* and ?, comma = or)");
   cmd->add_option("--alpha", args->alpha, "Family-wise significance level (as in compare)")->capture_default_str();

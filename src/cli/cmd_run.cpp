@@ -2,22 +2,22 @@
 // file after every workload, print a summary. `--dry-run` prints the plan without touching the GPU.
 // `--rounds N` runs the suite N times, each round in a fresh process; `--devices` runs it on
 // several GPUs at once (run_devices.cpp).
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/devices.hpp"
-#include "cli/run_devices.hpp"
-#include "cli/run_progress.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
+#include "cli/run_devices.hpp"
+#include "cli/run_progress.hpp"
 #include "cli/suite_loading.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
@@ -89,17 +89,18 @@ int print_plan(const suite& s, const runner_options& o, const run_args& a, summa
     if (!a.filter.empty()) {
       constexpr std::size_t shown = 10;
       std::string list;
-      for (std::size_t i = 0; i < c.removed.size() && i < shown; ++i) list += (i ? ", " : "") + terminal_text(c.removed[i]);
+      for (std::size_t i = 0; i < c.removed.size() && i < shown; ++i)
+        list += (i ? ", " : "") + terminal_text(c.removed[i]);
       if (c.removed.size() > shown) list += fmt::format(", and {} more", c.removed.size() - shown);
       fmt::print("filter \"{}\" keeps {} of {} workloads{}\n", terminal_text(a.filter), s.workloads.size(),
                  s.workloads.size() + c.removed.size(), c.removed.empty() ? "" : "; removed: " + list);
     }
-    if (c.output.empty())
-      fmt::print("result file: none (--no-output)\n");
+    if (c.output.empty()) fmt::print("result file: none (--no-output)\n");
     else
       fmt::print("result file: {} ({})\n", terminal_text(c.output),
                  c.output_problem ? "cannot be written: " + *c.output_problem : "writable");
-    for (std::size_t i = 0; i < s.workloads.size(); ++i) fmt::print("  [{}] {}\n", i + 1, terminal_text(s.workloads[i].id));
+    for (std::size_t i = 0; i < s.workloads.size(); ++i)
+      fmt::print("  [{}] {}\n", i + 1, terminal_text(s.workloads[i].id));
   }
   if (c.output_problem) {
     std::fflush(stdout);
@@ -116,7 +117,8 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
   if (!output.empty()) {
     dir = output + ".rounds";
   } else {
-    dir = (std::filesystem::temp_directory_path() / fmt::format("cudabench-rounds-{}-{}", ::getpid(), utc_stamp())).string();
+    dir = (std::filesystem::temp_directory_path() / fmt::format("cudabench-rounds-{}-{}", ::getpid(), utc_stamp()))
+              .string();
   }
   make_directories(dir);
   child_run_options co = child_options(a, s.source);
@@ -136,9 +138,10 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
     interrupted = cr.interrupted;
     if (!side.any_result()) {
       // The first round could not even start (no GPU, bad driver): more rounds would fail alike.
-      throw runtime_failure(fmt::format("round 1 of {} ended with exit code {} and no result file; see the "
-                                        "messages above",
-                                        a.rounds, cr.exit_code));
+      throw runtime_failure(
+          fmt::format("round 1 of {} ended with exit code {} and no result file; see the "
+                      "messages above",
+                      a.rounds, cr.exit_code));
     }
     result_file merged = side.merged();
     if (!output.empty()) write_result_file(merged, output);
@@ -206,12 +209,13 @@ void add_run(CLI::App& app, int& exit_code) {
                   "Replay the setup-time tuning choices recorded in this result file instead of tuning");
   run->add_flag("--strict", a->strict, "Exit 3 if any workload errors or fails validation");
   run->add_flag("--dry-run", a->dry_run, "Expand the suite and print the plan; needs no GPU");
-  run->footer("Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
-              "  cudabench --suite full --devices all -o results/node01   (every GPU at once, outlier GPUs flagged)\n"
-              "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
-              "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'\n"
-              "Exit codes: 0 ok, 2 bad input, 3 no usable GPU or driver (or a failure under --strict),\n"
-              "130 interrupted by Ctrl-C (the result file keeps every workload that finished).");
+  run->footer(
+      "Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
+      "  cudabench --suite full --devices all -o results/node01   (every GPU at once, outlier GPUs flagged)\n"
+      "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
+      "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'\n"
+      "Exit codes: 0 ok, 2 bad input, 3 no usable GPU or driver (or a failure under --strict),\n"
+      "130 interrupted by Ctrl-C (the result file keeps every workload that finished).");
   run->callback([a, &exit_code] { exit_code = execute(*a); });
 }
 

@@ -27,7 +27,8 @@ void add_validate(CLI::App& app, int& exit_code) {
     for (const auto& f : *files) {
       try {
         const suite s = load_cli_suite(f, *max_workloads);
-        fmt::print("{}: ok ({} workload{})\n", terminal_text(f), s.workloads.size(), s.workloads.size() == 1 ? "" : "s");
+        fmt::print("{}: ok ({} workload{})\n", terminal_text(f), s.workloads.size(),
+                   s.workloads.size() == 1 ? "" : "s");
       } catch (const input_error& e) {
         std::fflush(stdout);
         fmt::print(stderr, "cudabench: error: {}\n", terminal_text(e.what()));

@@ -1,9 +1,9 @@
 // See compare_inputs.hpp.
 #include "cli/compare_inputs.hpp"
 
-#include <fstream>
-
 #include <sys/stat.h>
+
+#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -82,7 +82,8 @@ void report_per_gpu(const std::vector<compare_input>& inputs, const std::vector<
     j["fleet"] = nlohmann::ordered_json::parse(report_text(fleet_cmp, "json", false));
     j["per_gpu"] = nlohmann::ordered_json::array();
     for (const auto& [name, c] : per_gpu)
-      j["per_gpu"].push_back({{"gpu", name}, {"comparison", nlohmann::ordered_json::parse(report_text(c, "json", false))}});
+      j["per_gpu"].push_back(
+          {{"gpu", name}, {"comparison", nlohmann::ordered_json::parse(report_text(c, "json", false))}});
     j["not_in_every_file"] = missing;
     out << j.dump(2) << "\n";
     return;

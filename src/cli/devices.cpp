@@ -19,9 +19,10 @@ namespace {
 
 int parse_index(const std::string& s, const std::string& spec) {
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 4)
-    throw input_error(fmt::format("--devices {}: \"{}\" is not a device index (expected all, or indices such as "
-                                  "0,2,5 or 0-3)",
-                                  spec, s));
+    throw input_error(
+        fmt::format("--devices {}: \"{}\" is not a device index (expected all, or indices such as "
+                    "0,2,5 or 0-3)",
+                    spec, s));
   return std::stoi(s);
 }
 
@@ -37,9 +38,10 @@ int count_in_child(const std::vector<std::string>& counter) {
   std::istringstream in(out);
   in >> n;
   if (r.exit_code != 0 || n < 0)
-    throw runtime_failure(fmt::format("no GPU to run on (`{} env --count` ended with exit code {}; "
-                                      "see its message above)",
-                                      fmt::join(counter, " "), r.exit_code));
+    throw runtime_failure(
+        fmt::format("no GPU to run on (`{} env --count` ended with exit code {}; "
+                    "see its message above)",
+                    fmt::join(counter, " "), r.exit_code));
   return n;
 }
 
@@ -68,8 +70,8 @@ std::vector<int> parse_device_list(const std::string& spec) {
     if (hi < lo) throw input_error(fmt::format("--devices {}: the range {} runs backwards", spec, part));
     for (int d = lo; d <= hi; ++d) {
       if (std::find(out.begin(), out.end(), d) != out.end())
-        throw input_error(fmt::format("--devices {}: device {} is listed twice (two runs on one GPU disturb each other)",
-                                      spec, d));
+        throw input_error(
+            fmt::format("--devices {}: device {} is listed twice (two runs on one GPU disturb each other)", spec, d));
       out.push_back(d);
     }
   }

@@ -29,7 +29,8 @@ std::vector<std::string> files_of(const std::vector<std::string>& inputs, const 
     if (fs::is_directory(in, ec)) {
       std::vector<std::string> here;
       for (const auto& e : fs::directory_iterator(in))
-        if (e.is_regular_file() && e.path().extension() == ".json" && !excluded(e.path())) here.push_back(e.path().string());
+        if (e.is_regular_file() && e.path().extension() == ".json" && !excluded(e.path()))
+          here.push_back(e.path().string());
       std::sort(here.begin(), here.end());
       out.insert(out.end(), here.begin(), here.end());
     } else if (fs::is_regular_file(in, ec)) {
@@ -71,9 +72,10 @@ fleet_gpu gpu_of_result(const std::string& path, const oj& j) {
   const auto dev = env.find("device");
   if (host == env.end() || !host->is_string() || dev == env.end() || !dev->is_object() || !dev->contains("index") ||
       !(*dev)["index"].is_number_integer() || (*dev)["index"].get<long long>() < 0)
-    throw input_error(fmt::format("{}: cannot tell which GPU this result is from (neither a HOST-gpu-N.json name nor "
-                                  "environment.hostname and environment.device.index)",
-                                  path));
+    throw input_error(
+        fmt::format("{}: cannot tell which GPU this result is from (neither a HOST-gpu-N.json name nor "
+                    "environment.hostname and environment.device.index)",
+                    path));
   g.host = host->get<std::string>();
   g.index = (*dev)["index"].get<int>();
   return g;

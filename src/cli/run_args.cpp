@@ -32,8 +32,10 @@ void add_run_options(CLI::App& cmd, run_args& a) {
                  "Run on several GPUs at once, one process each: all, or indices such as 0,2,5 or 0-3 "
                  "(one result per GPU plus a fleet summary with outlier GPUs; docs/fleet.md)")
       ->excludes(device);
-  cmd.add_option("--host", a.host, "With --devices: this host's name in file names and the fleet table (default: the host name)");
-  cmd.add_option("--mem-limit", a.mem_limit, "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
+  cmd.add_option("--host", a.host,
+                 "With --devices: this host's name in file names and the fleet table (default: the host name)");
+  cmd.add_option("--mem-limit", a.mem_limit,
+                 "Cap cudabench's device allocations (e.g. 24GiB) to emulate a smaller card");
   cmd.add_flag("--cold", a.cold, "Flush L2 before every timed run");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress lines on stderr");
   add_max_workloads_option(cmd, a.max_workloads);
@@ -48,7 +50,8 @@ void check_run_args(const run_args& a) {
     throw input_error("--tuning-from and -o/--output name the same file");
   if (!a.mem_limit.empty()) (void)parse_byte_size(a.mem_limit, "--mem-limit");
   if (!a.devices.empty()) (void)parse_device_list(a.devices);
-  if (!a.host.empty() && a.devices.empty()) throw input_error("--host names the host of a --devices run; give --devices too");
+  if (!a.host.empty() && a.devices.empty())
+    throw input_error("--host names the host of a --devices run; give --devices too");
   if (a.host.find_first_of("/ \t") != std::string::npos)
     throw input_error(fmt::format("--host \"{}\": a host name goes into file names (no '/' or spaces)", a.host));
   // The label is written into the result file, whose JSON must be UTF-8; control characters are

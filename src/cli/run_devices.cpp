@@ -1,9 +1,9 @@
 // See run_devices.hpp.
 #include "cli/run_devices.hpp"
 
-#include <filesystem>
-
 #include <unistd.h>
+
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,15 +23,18 @@ int execute_devices(const run_args& a, const suite& s, summary_format out_format
   // With rounds, each GPU's process is this binary scheduling its rounds (which CUDABENCH_ROUND_COMMAND
   // may replace); without, it is the process that measures.
   if (a.output.size() > 5 && a.output.compare(a.output.size() - 5, 5, ".json") == 0)
-    throw input_error(fmt::format("-o {}: with --devices, -o names a directory (one result per GPU and the fleet "
-                                  "summary go there)",
-                                  a.output));
+    throw input_error(
+        fmt::format("-o {}: with --devices, -o names a directory (one result per GPU and the fleet "
+                    "summary go there)",
+                    a.output));
   const std::vector<std::string> measuring = measuring_command();
   const std::vector<int> devices = resolve_devices(a.devices, measuring);
   const std::vector<std::string> per_gpu = a.rounds > 1 ? std::vector<std::string>{self_executable()} : measuring;
   const std::string host = a.host.empty() ? default_host_name() : a.host;
   const std::string dir =
-      a.no_output ? (std::filesystem::temp_directory_path() / fmt::format("cudabench-devices-{}-{}", ::getpid(), utc_stamp())).string()
+      a.no_output
+          ? (std::filesystem::temp_directory_path() / fmt::format("cudabench-devices-{}-{}", ::getpid(), utc_stamp()))
+                .string()
       : a.output.empty() ? fmt::format("devices-{}-{}", s.name, utc_stamp())
                          : a.output;
   make_directories(dir);
@@ -52,8 +55,8 @@ int execute_devices(const run_args& a, const suite& s, summary_format out_format
     jobs.push_back(std::move(j));
   }
   if (!a.quiet)
-    fmt::print(stderr, "=== {} on {} GPU{} of {} at once ({}), one process each{}; logs in {}/\n", s.name, devices.size(),
-               devices.size() == 1 ? "" : "s", host, fmt::join(devices, ", "),
+    fmt::print(stderr, "=== {} on {} GPU{} of {} at once ({}), one process each{}; logs in {}/\n", s.name,
+               devices.size(), devices.size() == 1 ? "" : "s", host, fmt::join(devices, ", "),
                a.rounds > 1 ? fmt::format(", {} rounds each", a.rounds) : "", dir);
   const std::vector<child_result> results = run_gpu_jobs(jobs, a.quiet);
 
@@ -71,7 +74,9 @@ int execute_devices(const run_args& a, const suite& s, summary_format out_format
     throw runtime_failure(fmt::format("no GPU produced a result ({}); logs in {}/", fmt::join(missing, "; "), dir));
 
   fleet_file f = make_fleet(std::move(gpus), outlier_rule{}, a.label);
-  f.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT},
+  f.tool = {{"name", "cudabench"},
+            {"version", CUDABENCH_VERSION},
+            {"git_commit", CUDABENCH_GIT_COMMIT},
             {"argv", process_argv()}};
   const std::string fleet_path = fmt::format("{}/{}-fleet.json", dir, host);
   write_fleet_file(f, fleet_path);

@@ -10,7 +10,7 @@
 namespace cudabench::cli {
 
 struct child_result {
-  int exit_code = 0;    // the child's exit status, 128 + signal when it was killed, 127 when it could not start
+  int exit_code = 0;         // the child's exit status, 128 + signal when it was killed, 127 when it could not start
   bool interrupted = false;  // the parent saw Ctrl-C while the child ran
 };
 

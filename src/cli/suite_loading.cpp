@@ -34,8 +34,8 @@ std::vector<workload_spec> filter_workloads(const suite& s, const std::string& f
   for (const auto& w : s.workloads)
     if (id_matches(w.id, filter)) out.push_back(w);
   if (out.empty())
-    throw input_error(fmt::format("--filter \"{}\" matches none of the {} workloads of suite {} ({})",
-                                  filter, s.workloads.size(), s.name, s.source));
+    throw input_error(fmt::format("--filter \"{}\" matches none of the {} workloads of suite {} ({})", filter,
+                                  s.workloads.size(), s.name, s.source));
   return out;
 }
 

@@ -49,7 +49,8 @@ void segment(const std::vector<double>& logs, std::size_t begin, std::size_t end
              std::mt19937_64& rng, std::vector<change_point>& out) {
   const std::size_t m = static_cast<std::size_t>(std::max(1, opt.min_segment));
   if (end - begin < 2 * m || static_cast<int>(out.size()) >= opt.max_steps) return;
-  std::vector<double> x(logs.begin() + static_cast<std::ptrdiff_t>(begin), logs.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<double> x(logs.begin() + static_cast<std::ptrdiff_t>(begin),
+                        logs.begin() + static_cast<std::ptrdiff_t>(end));
   const best_split best = scan(x, m);
   if (best.stat <= 0) return;  // flat segment
   double before = 0, after = 0;
@@ -65,7 +66,7 @@ void segment(const std::vector<double>& logs, std::size_t begin, std::size_t end
   // permutation test with an early stop: once `limit` reorderings reached the observed statistic,
   // p >= alpha is certain and the rest cannot change the decision.
   double total_ss = 0, mean = (before * static_cast<double>(best.k) + after * static_cast<double>(x.size() - best.k)) /
-                                  static_cast<double>(x.size());
+                              static_cast<double>(x.size());
   for (double v : x) total_ss += (v - mean) * (v - mean);
   const std::size_t at = begin + best.k;
   auto accept = [&](double p) {

@@ -7,8 +7,8 @@
 // documented between-round noise as prior and, unless both files come from one interleaved
 // `cudabench ab` session, its between-session noise as known extra variance (noise_floor.hpp);
 // Holm's adjustment runs over every tested row of one candidate, so an A/A comparison of many rows
-// raises a false alarm with probability at most alpha. A metric with no spread on either side (peak memory, weight bytes: deterministic, often a
-// single sample) has no sampling noise, so its change is judged by the threshold alone.
+// raises a false alarm with probability at most alpha. A metric with no spread on either side (peak memory, weight
+// bytes: deterministic, often a single sample) has no sampling noise, so its change is judged by the threshold alone.
 // A zero baseline median has no percentage change: equal medians are unchanged, otherwise the
 // direction of the difference decides when significant and it is inconclusive when not.
 // This file judges the rows; the environment diff and the row matching are compare_env.cpp and
@@ -147,8 +147,8 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
     ch.change_pct = change;
     ch.ci_low_pct = ch.ci_high_pct = change;
     ch.outcome = std::abs(change) < opt.threshold_pct ? verdict::unchanged
-                 : change > 0                          ? verdict::improved
-                                                       : verdict::regressed;
+                 : change > 0                         ? verdict::improved
+                                                      : verdict::regressed;
     return std::nullopt;
   }
   round_test_options to;
@@ -271,22 +271,22 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       noise_model noise = noise_of_row[r];
       noise.round_sd *= scale;
       compare_change ch;
-      auto t = judge(row.cells[0], row.cells[i], row.base_has_workload, row.cand_has_workload[i - 1], row.direction, row.metric, noise,
-                     out.same_session[i - 1], opt, ch);
+      auto t = judge(row.cells[0], row.cells[i], row.base_has_workload, row.cand_has_workload[i - 1], row.direction,
+                     row.metric, noise, out.same_session[i - 1], opt, ch);
       if (t) {
         t->row = r;
         pending[i - 1].push_back(*t);
       }
       const auto& b = row.cells[0];
       const auto& cnd = row.cells[i];
-      ch.tuning_differs = b.present && cnd.present && !b.tuning.empty() && !cnd.tuning.empty() && b.tuning != cnd.tuning;
+      ch.tuning_differs =
+          b.present && cnd.present && !b.tuning.empty() && !cnd.tuning.empty() && b.tuning != cnd.tuning;
       row.changes.push_back(std::move(ch));
     }
   }
   if (!in_common)
     throw input_error(fmt::format("no workload in common between the baseline {} and {}{}", sources[0],
-                                  nf == 2 ? sources[1] : "any candidate",
-                                  opt.filter ? " (after --filter)" : ""));
+                                  nf == 2 ? sources[1] : "any candidate", opt.filter ? " (after --filter)" : ""));
   if (out.rows.empty()) throw input_error("no workload has the requested metric(s)");
 
   // Family-wise error control: Holm over every tested row of each candidate.
@@ -300,10 +300,10 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       compare_change& ch = out.rows[pending[k][j].row].changes[k];
       ch.p_adjusted = adj[j];
       if (ch.outcome != verdict::inconclusive) continue;  // unchanged: under the threshold
-      if (adj[j] < opt.alpha)
-        ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
+      if (adj[j] < opt.alpha) ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
       else
-        ch.note += (ch.note.empty() ? "" : "; ") + fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
+        ch.note += (ch.note.empty() ? "" : "; ") +
+                   fmt::format("adjusted p = {:.3g} is not below alpha {:g}", adj[j], opt.alpha);
     }
   }
   for (auto& r : out.rows)

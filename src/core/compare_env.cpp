@@ -61,9 +61,10 @@ void describe_files(const std::vector<result_file>& files, comparison& out) {
       listed += fmt::format("{}{} ({})", listed.empty() ? "" : ", ", g, out.labels[i]);
     }
     if (gpus.size() > 1)
-      out.gpu_warning = fmt::format("the files ran on different GPU models: {}; the numbers compare hardware, "
-                                    "not just the software stack",
-                                    listed);
+      out.gpu_warning = fmt::format(
+          "the files ran on different GPU models: {}; the numbers compare hardware, "
+          "not just the software stack",
+          listed);
   }
 
   // One interleaved session (`cudabench ab`): the sides share machine, power state and drift, so

@@ -121,8 +121,8 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
             c.samples = m->samples;
             check_samples(c, sources[i], id, mname, m->unit);
             if (!m->rounds.empty() && m->rounds.size() != m->samples.size())
-              throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples", sources[i],
-                                            id, mname, m->rounds.size(), m->samples.size()));
+              throw input_error(fmt::format("{}: workload {}: metric {} has {} round indices for {} samples",
+                                            sources[i], id, mname, m->rounds.size(), m->samples.size()));
             c.sample_rounds = m->rounds;
             c.median = median(c.samples);  // from the samples, not the stored summary
             c.round_medians = round_medians(c.samples, c.sample_rounds);

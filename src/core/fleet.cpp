@@ -79,7 +79,9 @@ std::string direction_word(const fleet_workload& w, bool worse) {
   return worse ? "slower" : "faster";
 }
 
-std::string z_text(double z) { return std::isinf(z) ? (z > 0 ? "+inf (MAD 0)" : "-inf (MAD 0)") : fmt::format("{:+.1f}", z); }
+std::string z_text(double z) {
+  return std::isinf(z) ? (z > 0 ? "+inf (MAD 0)" : "-inf (MAD 0)") : fmt::format("{:+.1f}", z);
+}
 
 // "SM clock 1410 MHz vs fleet 1980; max SM clock 1980 MHz; power limit 500 W vs fleet 700 W;
 // throttle sw_power_cap": why a GPU may be off, beside every outlier line.
@@ -93,14 +95,12 @@ std::string gpu_context(const fleet_file& f, const fleet_workload& w, const flee
   if (auto mx = env_number(g, "max_sm_clock_mhz", true)) {
     if (fleet_max_clock && *fleet_max_clock != *mx)
       parts.push_back(fmt::format("max SM clock {:.0f} vs fleet {:.0f} MHz", *mx, *fleet_max_clock));
-    else
-      parts.push_back(fmt::format("max SM clock {:.0f} MHz", *mx));
+    else parts.push_back(fmt::format("max SM clock {:.0f} MHz", *mx));
   }
   if (auto pl = env_number(g, "power_limit_w", true)) {
     if (fleet_power_limit && *fleet_power_limit != *pl)
       parts.push_back(fmt::format("power limit {:.0f} W vs fleet {:.0f} W", *pl, *fleet_power_limit));
-    else
-      parts.push_back(fmt::format("power limit {:.0f} W (as the fleet)", *pl));
+    else parts.push_back(fmt::format("power limit {:.0f} W (as the fleet)", *pl));
   }
   if (!v.throttle_reasons.empty()) parts.push_back(fmt::format("throttle {}", fmt::join(v.throttle_reasons, ",")));
   if (parts.empty()) return "no clock or power data recorded";
@@ -179,12 +179,16 @@ void find_differences(fleet_file& f) {
     const char* key;
     bool in_device;
   };
-  static const field kFields[] = {{"device", "name", true},           {"power_limit_w", "power_limit_w", true},
+  static const field kFields[] = {{"device", "name", true},
+                                  {"power_limit_w", "power_limit_w", true},
                                   {"max_sm_clock_mhz", "max_sm_clock_mhz", true},
                                   {"driver_version", "driver_version", false},
-                                  {"cuda_runtime", "cuda_runtime", false}, {"cublas", "cublas", false},
-                                  {"cudnn", "cudnn", false},               {"label", "label", false},
-                                  {"ecc", "ecc", true},                    {"mig", "mig", true}};
+                                  {"cuda_runtime", "cuda_runtime", false},
+                                  {"cublas", "cublas", false},
+                                  {"cudnn", "cudnn", false},
+                                  {"label", "label", false},
+                                  {"ecc", "ecc", true},
+                                  {"mig", "mig", true}};
   for (const auto& fd : kFields) {
     std::vector<std::pair<std::string, std::vector<std::string>>> groups;
     for (const auto& g : f.gpus) {
@@ -220,8 +224,9 @@ void add_notes(fleet_file& f) {
         s += ", " + bytes_text(p["used_memory_bytes"].get<double>());
       procs.push_back(s);
     }
-    f.notes.push_back(fmt::format("{}: {} other process{} held the GPU when it was measured ({}); its numbers are suspect",
-                                  g.name(), procs.size(), procs.size() == 1 ? "" : "es", fmt::join(procs, "; ")));
+    f.notes.push_back(
+        fmt::format("{}: {} other process{} held the GPU when it was measured ({}); its numbers are suspect", g.name(),
+                    procs.size(), procs.size() == 1 ? "" : "es", fmt::join(procs, "; ")));
   }
 }
 
@@ -239,7 +244,8 @@ fleet_file make_fleet(std::vector<fleet_gpu> gpus, const outlier_rule& rule, con
   const fleet_gpu* first = nullptr;
   for (const auto& g : gpus)
     if (g.result && !first) first = &g;
-  if (!first) throw input_error(fmt::format("none of the {} GPU{} produced a result", gpus.size(), gpus.size() == 1 ? "" : "s"));
+  if (!first)
+    throw input_error(fmt::format("none of the {} GPU{} produced a result", gpus.size(), gpus.size() == 1 ? "" : "s"));
   for (const auto& g : gpus)
     if (g.result && suite_key(*g.result) != suite_key(*first->result))
       throw input_error(fmt::format("{} ran suite {} but {} ran {}: a fleet compares one suite", g.name(),
@@ -286,8 +292,8 @@ fleet_file make_fleet(std::vector<fleet_gpu> gpus, const outlier_rule& rule, con
       o.gpu = v.gpu;
       o.workload = wi;
       o.worse = worse;
-      o.line = fmt::format("{}: {}: {} vs fleet median {} ({:+.1f}%, robust z {}): {}; {}", f.gpus[v.gpu].name(), w.name,
-                           format_value(*v.value), format_value(w.analysis.median), v.verdict.deviation_pct,
+      o.line = fmt::format("{}: {}: {} vs fleet median {} ({:+.1f}%, robust z {}): {}; {}", f.gpus[v.gpu].name(),
+                           w.name, format_value(*v.value), format_value(w.analysis.median), v.verdict.deviation_pct,
                            z_text(v.verdict.robust_z), direction_word(w, worse),
                            gpu_context(f, w, v, fleet_limit, fleet_max_clock));
       f.outliers.push_back(std::move(o));
@@ -303,12 +309,12 @@ fleet_file make_fleet(std::vector<fleet_gpu> gpus, const outlier_rule& rule, con
     og.gpu = g;
     og.flagged = flagged[g];
     og.judged = judged[g];
-    og.line = fmt::format("{} ({}{}): outlier on {} of {} workloads ({} worse, {} better); worst {} {:+.1f}% "
-                          "(robust z {}), {}; {}",
-                          f.gpus[g].name(), device, bus == "-" ? "" : ", " + bus, flagged[g], judged[g], worse_n[g],
-                          flagged[g] - worse_n[g], w.name, v.verdict.deviation_pct, z_text(v.verdict.robust_z),
-                          direction_word(w, v_worse),
-                          gpu_context(f, w, v, fleet_limit, fleet_max_clock));
+    og.line = fmt::format(
+        "{} ({}{}): outlier on {} of {} workloads ({} worse, {} better); worst {} {:+.1f}% "
+        "(robust z {}), {}; {}",
+        f.gpus[g].name(), device, bus == "-" ? "" : ", " + bus, flagged[g], judged[g], worse_n[g],
+        flagged[g] - worse_n[g], w.name, v.verdict.deviation_pct, z_text(v.verdict.robust_z),
+        direction_word(w, v_worse), gpu_context(f, w, v, fleet_limit, fleet_max_clock));
     f.outlier_gpus.push_back(std::move(og));
   }
   find_differences(f);

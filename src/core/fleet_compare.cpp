@@ -72,10 +72,12 @@ result_file fleet_as_result(const fleet_file& f) {
       if (v.sm_mhz) w.clocks.sm_mhz.push_back(*v.sm_mhz);
       if (v.power_w) w.clocks.power_w.push_back(*v.power_w);
       for (const auto& r : gw->clocks.throttle_reasons)
-        if (std::find(w.clocks.throttle_reasons.begin(), w.clocks.throttle_reasons.end(), r) == w.clocks.throttle_reasons.end())
+        if (std::find(w.clocks.throttle_reasons.begin(), w.clocks.throttle_reasons.end(), r) ==
+            w.clocks.throttle_reasons.end())
           w.clocks.throttle_reasons.push_back(r);
       w.clocks.throttled = w.clocks.throttled || gw->clocks.throttled;
-      if (gw->peak_memory_bytes) w.peak_memory_bytes = std::max(w.peak_memory_bytes.value_or(0), *gw->peak_memory_bytes);
+      if (gw->peak_memory_bytes)
+        w.peak_memory_bytes = std::max(w.peak_memory_bytes.value_or(0), *gw->peak_memory_bytes);
     }
     for (const auto& name : names) {
       std::vector<double> samples;
@@ -107,15 +109,14 @@ std::vector<matched_gpu> match_gpus(const std::vector<const fleet_file*>& fleets
     matched_gpu m{g.name(), {&*g.result}};
     for (std::size_t i = 1; i < fleets.size(); ++i) {
       const auto& gs = fleets[i]->gpus;
-      const auto it = std::find_if(gs.begin(), gs.end(),
-                                   [&](const fleet_gpu& o) { return o.host == g.host && o.index == g.index && o.result; });
+      const auto it = std::find_if(gs.begin(), gs.end(), [&](const fleet_gpu& o) {
+        return o.host == g.host && o.index == g.index && o.result;
+      });
       if (it == gs.end()) break;
       m.results.push_back(&*it->result);
     }
-    if (m.results.size() == fleets.size())
-      out.push_back(std::move(m));
-    else
-      missing.push_back(g.name());
+    if (m.results.size() == fleets.size()) out.push_back(std::move(m));
+    else missing.push_back(g.name());
   }
   return out;
 }

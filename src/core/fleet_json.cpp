@@ -105,7 +105,8 @@ class fleet_reader {
   explicit fleet_reader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw input_error(path.empty() ? fmt::format("{}: {}", source_, what) : fmt::format("{}: {}: {}", source_, path, what));
+    throw input_error(path.empty() ? fmt::format("{}: {}", source_, what)
+                                   : fmt::format("{}: {}: {}", source_, path, what));
   }
   const oj* field(const oj& obj, const std::string& path, const char* key, bool required) const {
     const auto it = obj.find(key);
@@ -207,14 +208,21 @@ nlohmann::ordered_json to_json(const fleet_file& f) {
   j["gpus_with_result"] = f.ok_gpus();
   oj outlier_gpus = oj::array();
   for (const auto& o : f.outlier_gpus)
-    outlier_gpus.push_back({{"host", f.gpus[o.gpu].host}, {"index", f.gpus[o.gpu].index}, {"flagged", o.flagged},
-                            {"judged", o.judged}, {"line", o.line}});
+    outlier_gpus.push_back({{"host", f.gpus[o.gpu].host},
+                            {"index", f.gpus[o.gpu].index},
+                            {"flagged", o.flagged},
+                            {"judged", o.judged},
+                            {"line", o.line}});
   j["outlier_gpus"] = std::move(outlier_gpus);
   oj outliers = oj::array();
   for (const auto& o : f.outliers) {
     const auto& w = f.workloads[o.workload];
-    outliers.push_back({{"host", f.gpus[o.gpu].host}, {"index", f.gpus[o.gpu].index}, {"id", w.id}, {"metric", w.metric},
-                        {"worse", o.worse}, {"line", o.line}});
+    outliers.push_back({{"host", f.gpus[o.gpu].host},
+                        {"index", f.gpus[o.gpu].index},
+                        {"id", w.id},
+                        {"metric", w.metric},
+                        {"worse", o.worse},
+                        {"line", o.line}});
   }
   j["outliers"] = std::move(outliers);
   oj diffs = oj::array();

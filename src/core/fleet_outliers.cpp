@@ -29,10 +29,8 @@ outlier_analysis find_outliers(const std::vector<double>& values, double session
     outlier_verdict o;
     const double d = v - a.median;
     o.deviation_pct = a.median != 0 ? d / std::abs(a.median) * 100.0 + 0.0 : 0.0;
-    if (scale > 0)
-      o.robust_z = d / scale + 0.0;
-    else
-      o.robust_z = d == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), d);
+    if (scale > 0) o.robust_z = d / scale + 0.0;
+    else o.robust_z = d == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), d);
     o.outlier = a.judged && std::abs(o.robust_z) > rule.k && std::abs(o.deviation_pct) >= a.floor_pct;
     a.per_value.push_back(o);
   }

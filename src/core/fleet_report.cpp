@@ -55,7 +55,8 @@ void lists(std::ostringstream& s, const fleet_file& f, const char* bullet) {
     s << "\nOutliers by workload:\n";
     for (std::size_t i = 0; i < f.outliers.size() && i < kLines; ++i) s << bullet << f.outliers[i].line << "\n";
     if (f.outliers.size() > kLines)
-      s << bullet << fmt::format("... and {} more (all in the fleet file's \"outliers\")", f.outliers.size() - kLines) << "\n";
+      s << bullet << fmt::format("... and {} more (all in the fleet file's \"outliers\")", f.outliers.size() - kLines)
+        << "\n";
   } else {
     s << fmt::format("\nNo outlier GPU (rule: robust z beyond {:g} and at least {:g}% from the fleet median{}).\n",
                      f.rule.k, f.rule.min_deviation_pct,
@@ -68,8 +69,9 @@ void lists(std::ostringstream& s, const fleet_file& f, const char* bullet) {
     for (const auto& d : f.differences) {
       std::vector<std::string> parts;
       for (const auto& [value, names] : d.groups)
-        parts.push_back(fmt::format("{} on {}", value, names.size() > 4 ? fmt::format("{} GPUs", names.size())
-                                                                           : fmt::format("{}", fmt::join(names, ", "))));
+        parts.push_back(fmt::format("{} on {}", value,
+                                    names.size() > 4 ? fmt::format("{} GPUs", names.size())
+                                                     : fmt::format("{}", fmt::join(names, ", "))));
       s << bullet << d.field << ": " << fmt::format("{}", fmt::join(parts, "; ")) << "\n";
     }
   }
@@ -89,8 +91,8 @@ std::string format_fleet_summary(const fleet_file& f, summary_format format) {
     for (const auto& w : f.workloads)
       for (const auto& v : w.values) {
         const auto& g = f.gpus[v.gpu];
-        s << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.id), w.metric, w.unit, csv_field(g.host), g.index,
-                         to_string(v.state), v.value ? fmt::format("{:.6g}", *v.value) : "",
+        s << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.id), w.metric, w.unit, csv_field(g.host),
+                         g.index, to_string(v.state), v.value ? fmt::format("{:.6g}", *v.value) : "",
                          v.value ? fmt::format("{:.2f}", v.verdict.deviation_pct) : "",
                          v.value ? fmt::format("{:.2f}", v.verdict.robust_z) : "",
                          v.value && v.verdict.outlier ? "true" : "false");
@@ -108,7 +110,8 @@ std::string format_fleet_summary(const fleet_file& f, summary_format format) {
   if (format == summary_format::markdown) {
     s << "\n| " << fmt::format("{}", fmt::join(head, " | ")) << " |\n| --- | ---: | ---: | ---: | ---: | --- |\n";
     for (const auto& r : rows)
-      s << fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.workload, r.gpus, r.median, r.spread, r.range, r.outliers);
+      s << fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.workload, r.gpus, r.median, r.spread, r.range,
+                       r.outliers);
     lists(s, f, "- ");
     return s.str();
   }
@@ -117,10 +120,12 @@ std::string format_fleet_summary(const fleet_file& f, summary_format format) {
     wn = std::max(wn, r.workload.size());
     wr = std::max(wr, r.range.size());
   }
-  s << "\n" << fmt::format("{:<{}}  {:>7}  {:>12}  {:>7}  {:>{}}  {}\n", head[0], wn, head[1], head[2], head[3], head[4], wr, head[5]);
+  s << "\n"
+    << fmt::format("{:<{}}  {:>7}  {:>12}  {:>7}  {:>{}}  {}\n", head[0], wn, head[1], head[2], head[3], head[4], wr,
+                   head[5]);
   for (const auto& r : rows)
-    s << fmt::format("{:<{}}  {:>7}  {:>12}  {:>7}  {:>{}}  {}\n", r.workload, wn, r.gpus, r.median, r.spread, r.range, wr,
-                     r.outliers);
+    s << fmt::format("{:<{}}  {:>7}  {:>12}  {:>7}  {:>{}}  {}\n", r.workload, wn, r.gpus, r.median, r.spread, r.range,
+                     wr, r.outliers);
   lists(s, f, "  ");
   return s.str();
 }

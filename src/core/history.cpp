@@ -26,7 +26,8 @@ void valued(const history_series& s, std::size_t upto, std::vector<std::size_t>&
     }
 }
 
-std::vector<history_series::step> find_steps(const history_series& s, std::size_t upto, const change_point_options& opt) {
+std::vector<history_series::step> find_steps(const history_series& s, std::size_t upto,
+                                             const change_point_options& opt) {
   std::vector<std::size_t> runs;
   std::vector<double> values;
   valued(s, upto, runs, values);

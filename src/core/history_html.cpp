@@ -36,7 +36,9 @@ std::string series_chart(const history_view& h, const history_series& s) {
   c.text(4, 12, s.unit, "start", "t");
   // x labels: run ids at about 8 evenly spaced runs, and at the steps.
   const std::size_t every = std::max<std::size_t>(1, n / 8);
-  for (std::size_t r = 0; r < n; r += every) c.text(x(static_cast<double>(r)), height - bottom + 14, std::to_string(h.runs[r].id), "middle", "t", h.runs[r].started_at);
+  for (std::size_t r = 0; r < n; r += every)
+    c.text(x(static_cast<double>(r)), height - bottom + 14, std::to_string(h.runs[r].id), "middle", "t",
+           h.runs[r].started_at);
 
   svg::path_data line;
   std::vector<std::pair<double, double>> ok, hot;
@@ -49,7 +51,8 @@ std::string series_chart(const history_view& h, const history_series& s) {
       first = false;
       (s.throttled[r] ? hot : ok).emplace_back(px, py);
     } else if (s.states[r] && *s.states[r] != status::ok) {
-      c.text(x(static_cast<double>(r)), height - bottom - 2, "\u00d7", "middle", "bad", fmt::format("run {}: {}", h.runs[r].id, to_string(*s.states[r])));
+      c.text(x(static_cast<double>(r)), height - bottom - 2, "\u00d7", "middle", "bad",
+             fmt::format("run {}: {}", h.runs[r].id, to_string(*s.states[r])));
     }
   }
   c.path(line, "ln c0");
@@ -67,8 +70,12 @@ std::string series_chart(const history_view& h, const history_series& s) {
       if (seen >= st.where.index && seen < st.where.end) cut_first = std::min(cut_first, r), cut_last = r;
       ++seen;
     }
-    if (first_run < n) seg.move(x(static_cast<double>(first_run)), y(st.where.before)).line(x(static_cast<double>(last_run)), y(st.where.before));
-    if (cut_first < n) seg.move(x(static_cast<double>(cut_first)), y(st.where.after)).line(x(static_cast<double>(cut_last)), y(st.where.after));
+    if (first_run < n)
+      seg.move(x(static_cast<double>(first_run)), y(st.where.before))
+          .line(x(static_cast<double>(last_run)), y(st.where.before));
+    if (cut_first < n)
+      seg.move(x(static_cast<double>(cut_first)), y(st.where.after))
+          .line(x(static_cast<double>(cut_last)), y(st.where.after));
     c.path(seg, "seg");
     c.text(sx + 4, top + 10, fmt::format("{:+.1f}% {}", st.where.change_pct, st.worse ? "worse" : "better"), "start",
            st.worse ? "bad" : "", describe_step(h, s, st));

@@ -1,8 +1,8 @@
 // Text formats of a history (history.hpp): table (terminal), markdown, csv (one line per series and
 // run, tidy for a spreadsheet), json; and the run list of `history list`. The steps come first, in
 // words, because they are the news; the per-run values follow, one block per series.
-#include <cmath>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,9 +39,10 @@ const history_series::step* step_at(const history_series& s, std::size_t run) {
 
 std::string detection_text(const history_view& h) {
   const auto& d = h.options.detection;
-  return fmt::format("a step is a least-squares split of log values with |change| >= {:g}%, permutation p < {:g} "
-                     "({} reorderings), >= {} runs on each side",
-                     d.threshold_pct, d.alpha, d.permutations, d.min_segment);
+  return fmt::format(
+      "a step is a least-squares split of log values with |change| >= {:g}%, permutation p < {:g} "
+      "({} reorderings), >= {} runs on each side",
+      d.threshold_pct, d.alpha, d.permutations, d.min_segment);
 }
 
 std::vector<std::string> step_lines(const history_view& h) {
@@ -73,11 +74,12 @@ void text_report(const history_view& h, std::ostream& out, bool markdown) {
       if (!s.values[r] && !s.states[r]) continue;  // the workload was not in this run
       const auto& run = h.runs[r];
       const auto* st = step_at(s, r);
-      const std::string step = st ? fmt::format("step {:+.1f}% ({})", st->where.change_pct, st->worse ? "worse" : "better")
-                                  : "";
+      const std::string step =
+          st ? fmt::format("step {:+.1f}% ({})", st->where.change_pct, st->worse ? "worse" : "better") : "";
       if (markdown) {
         out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", run.id, run.started_at, value_text(s, r),
-                           short_commit(run.git_commit), run.toolkit, run.driver, run.label, step.empty() ? "" : "**" + step + "**");
+                           short_commit(run.git_commit), run.toolkit, run.driver, run.label,
+                           step.empty() ? "" : "**" + step + "**");
       } else {
         out << fmt::format("  {:>5}  {:<22} {:>12}  {:<12}  {:<12}  {:<12}  {}{}\n", run.id, run.started_at,
                            value_text(s, r), short_commit(run.git_commit), run.toolkit, run.driver, run.label,
@@ -100,9 +102,10 @@ void csv_report(const history_view& h, std::ostream& out) {
       if (!s.values[r] && !s.states[r]) continue;
       const auto& run = h.runs[r];
       const auto* st = step_at(s, r);
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quoted(s.workload_id), quoted(s.metric),
-                         quoted(s.name), quoted(s.unit), s.direction == better::higher ? "higher" : "lower", run.id,
-                         quoted(run.started_at), s.states[r] ? to_string(*s.states[r]) : "absent",
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quoted(s.workload_id),
+                         quoted(s.metric), quoted(s.name), quoted(s.unit),
+                         s.direction == better::higher ? "higher" : "lower", run.id, quoted(run.started_at),
+                         s.states[r] ? to_string(*s.states[r]) : "absent",
                          s.values[r] ? fmt::format("{}", *s.values[r]) : "", s.throttled[r] ? "true" : "false",
                          quoted(run.git_commit), quoted(run.toolkit), quoted(run.cuda_runtime), quoted(run.driver),
                          quoted(run.label), st ? fmt::format("{}", st->where.change_pct) : "",
@@ -111,11 +114,24 @@ void csv_report(const history_view& h, std::ostream& out) {
 }
 
 nlohmann::ordered_json run_json(const history_run& r) {
-  return {{"id", r.id},           {"started_at", r.started_at}, {"finished_at", r.finished_at}, {"label", r.label},
-          {"git_commit", r.git_commit}, {"toolkit", r.toolkit},   {"cuda_runtime", r.cuda_runtime}, {"driver", r.driver},
-          {"cublas", r.cublas},   {"cudnn", r.cudnn},           {"gpu", r.gpu},                 {"host", r.host},
-          {"suite", r.suite},     {"rounds", r.rounds},         {"points", r.workloads},        {"source", r.source},
-          {"content_sha256", r.content_sha256}, {"added_at", r.added_at}};
+  return {{"id", r.id},
+          {"started_at", r.started_at},
+          {"finished_at", r.finished_at},
+          {"label", r.label},
+          {"git_commit", r.git_commit},
+          {"toolkit", r.toolkit},
+          {"cuda_runtime", r.cuda_runtime},
+          {"driver", r.driver},
+          {"cublas", r.cublas},
+          {"cudnn", r.cudnn},
+          {"gpu", r.gpu},
+          {"host", r.host},
+          {"suite", r.suite},
+          {"rounds", r.rounds},
+          {"points", r.workloads},
+          {"source", r.source},
+          {"content_sha256", r.content_sha256},
+          {"added_at", r.added_at}};
 }
 
 void json_report(const history_view& h, std::ostream& out) {
@@ -123,28 +139,39 @@ void json_report(const history_view& h, std::ostream& out) {
   j["history_schema_version"] = history_schema_version;
   const auto& d = h.options.detection;
   j["detection"] = {{"method", "least-squares single split of log values, permutation test, binary segmentation"},
-                    {"threshold_pct", d.threshold_pct}, {"alpha", d.alpha}, {"min_segment", d.min_segment},
+                    {"threshold_pct", d.threshold_pct},
+                    {"alpha", d.alpha},
+                    {"min_segment", d.min_segment},
                     {"permutations", d.permutations}};
   j["runs"] = nlohmann::ordered_json::array();
   for (const auto& r : h.runs) j["runs"].push_back(run_json(r));
   j["series"] = nlohmann::ordered_json::array();
   for (const auto& s : h.series) {
-    nlohmann::ordered_json js = {{"workload_id", s.workload_id}, {"metric", s.metric}, {"name", s.name},
-                                 {"unit", s.unit}, {"better", s.direction == better::higher ? "higher" : "lower"}};
+    nlohmann::ordered_json js = {{"workload_id", s.workload_id},
+                                 {"metric", s.metric},
+                                 {"name", s.name},
+                                 {"unit", s.unit},
+                                 {"better", s.direction == better::higher ? "higher" : "lower"}};
     js["points"] = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < h.runs.size(); ++r) {
       if (!s.values[r] && !s.states[r]) continue;
-      nlohmann::ordered_json p = {{"run_id", h.runs[r].id}, {"status", s.states[r] ? to_string(*s.states[r]) : "absent"}};
+      nlohmann::ordered_json p = {{"run_id", h.runs[r].id},
+                                  {"status", s.states[r] ? to_string(*s.states[r]) : "absent"}};
       p["value"] = s.values[r] ? nlohmann::ordered_json(*s.values[r]) : nlohmann::ordered_json(nullptr);
       p["throttled"] = static_cast<bool>(s.throttled[r]);
       js["points"].push_back(p);
     }
     js["steps"] = nlohmann::ordered_json::array();
     for (const auto& st : s.steps)
-      js["steps"].push_back({{"run_id", h.runs[st.run].id}, {"previous_run_id", h.runs[st.previous].id},
-                             {"started_at", h.runs[st.run].started_at}, {"change_pct", st.where.change_pct},
-                             {"p_value", st.where.p_value}, {"before", st.where.before}, {"after", st.where.after},
-                             {"worse", st.worse}, {"changed", run_differences(h.runs[st.previous], h.runs[st.run])},
+      js["steps"].push_back({{"run_id", h.runs[st.run].id},
+                             {"previous_run_id", h.runs[st.previous].id},
+                             {"started_at", h.runs[st.run].started_at},
+                             {"change_pct", st.where.change_pct},
+                             {"p_value", st.where.p_value},
+                             {"before", st.where.before},
+                             {"after", st.where.after},
+                             {"worse", st.worse},
+                             {"changed", run_differences(h.runs[st.previous], h.runs[st.run])},
                              {"text", describe_step(h, s, st)}});
     j["series"].push_back(js);
   }
@@ -171,14 +198,14 @@ void write_history_runs(const std::vector<history_run>& runs, const std::string&
     out << "id,started_at,label,git_commit,toolkit,cuda_runtime,driver,gpu,host,suite,rounds,points,source\n";
     for (const auto& r : runs)
       out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, quoted(r.started_at), quoted(r.label),
-                         quoted(r.git_commit), quoted(r.toolkit), quoted(r.cuda_runtime), quoted(r.driver), quoted(r.gpu),
-                         quoted(r.host), quoted(r.suite), r.rounds, r.workloads, quoted(r.source));
+                         quoted(r.git_commit), quoted(r.toolkit), quoted(r.cuda_runtime), quoted(r.driver),
+                         quoted(r.gpu), quoted(r.host), quoted(r.suite), r.rounds, r.workloads, quoted(r.source));
   } else if (format == "table") {
     out << fmt::format("{:>5}  {:<22} {:<18} {:<12}  {:<10}  {:<12}  {:<16}  {:>6}  {}\n", "run", "started", "label",
                        "commit", "toolkit", "driver", "GPU", "rounds", "source");
     for (const auto& r : runs)
-      out << fmt::format("{:>5}  {:<22} {:<18} {:<12}  {:<10}  {:<12}  {:<16}  {:>6}  {}\n", r.id, r.started_at, r.label,
-                         short_commit(r.git_commit), r.toolkit, r.driver, r.gpu, r.rounds, r.source);
+      out << fmt::format("{:>5}  {:<22} {:<18} {:<12}  {:<10}  {:<12}  {:<16}  {:>6}  {}\n", r.id, r.started_at,
+                         r.label, short_commit(r.git_commit), r.toolkit, r.driver, r.gpu, r.rounds, r.source);
     out << runs.size() << " runs\n";
   } else {
     throw input_error(fmt::format("unknown format \"{}\" (expected table, csv, json)", format));

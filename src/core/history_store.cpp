@@ -5,13 +5,12 @@
 // is refused rather than guessed at.
 #include "cudabench/history_store.hpp"
 
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
@@ -79,7 +78,8 @@ class statement {
   }
   std::string text(int col) const {
     const auto* p = sqlite3_column_text(st_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st_, col))) : "";
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st_, col)))
+             : "";
   }
   std::int64_t integer(int col) const { return sqlite3_column_int64(st_, col); }
   std::optional<double> real(int col) const {
@@ -170,31 +170,37 @@ history_store::history_store(const std::string& path, bool create) : path_(path)
       app = pragma_int(db_, "application_id", path);
       version = pragma_int(db_, "user_version", path);
     } catch (const input_error& e) {
-      throw input_error(fmt::format("{}: not a cudabench history database (not SQLite: {})", path,
-                                    sqlite3_errmsg(db_)));
+      throw input_error(
+          fmt::format("{}: not a cudabench history database (not SQLite: {})", path, sqlite3_errmsg(db_)));
     }
     if (app == 0 && version == 0) {
       statement count(db_, "SELECT count(*) FROM sqlite_master", path);
       const std::int64_t objects = count.step() ? count.integer(0) : 0;
       if (objects != 0)
-        throw input_error(fmt::format("{}: an SQLite database that is not a cudabench history (no cudabench "
-                                      "application id); refusing to change it",
-                                      path));
+        throw input_error(
+            fmt::format("{}: an SQLite database that is not a cudabench history (no cudabench "
+                        "application id); refusing to change it",
+                        path));
       if (create) {
         transaction t(db_, path);
         exec(db_, schema_sql, path);
-        exec(db_, fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {};", application_id,
-                              history_schema_version).c_str(), path);
+        exec(db_,
+             fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {};", application_id,
+                         history_schema_version)
+                 .c_str(),
+             path);
         t.commit();
       }
     } else if (app != application_id) {
-      throw input_error(fmt::format("{}: an SQLite database of another application (application_id {:#x}); not a "
-                                    "cudabench history",
-                                    path, app));
+      throw input_error(
+          fmt::format("{}: an SQLite database of another application (application_id {:#x}); not a "
+                      "cudabench history",
+                      path, app));
     } else if (version > history_schema_version) {
-      throw input_error(fmt::format("{}: history schema version {} is newer than this cudabench reads ({}); use a "
-                                    "newer cudabench",
-                                    path, version, history_schema_version));
+      throw input_error(
+          fmt::format("{}: history schema version {} is newer than this cudabench reads ({}); use a "
+                      "newer cudabench",
+                      path, version, history_schema_version));
     } else if (version < 1) {
       throw input_error(fmt::format("{}: damaged cudabench history (schema version {})", path, version));
     }
@@ -228,7 +234,8 @@ history_add_result history_store::add_bytes(std::string_view bytes, const std::s
   if (!j.is_object() || !j.contains("schema_version") || !j.contains("workloads"))
     throw input_error(fmt::format("{}: not a cudabench result file (no schema_version and workloads)", source));
   const result_file r = result_from_json(j, source);  // strict: names the file and JSON path
-  if (r.started_at.empty()) throw input_error(fmt::format("{}: started_at is empty: cannot place the run in time", source));
+  if (r.started_at.empty())
+    throw input_error(fmt::format("{}: started_at is empty: cannot place the run in time", source));
   if (r.workloads.empty()) throw input_error(fmt::format("{}: no workloads: nothing to store", source));
 
   history_add_result out;
@@ -256,14 +263,15 @@ history_add_result history_store::add_bytes(std::string_view bytes, const std::s
     }
   }
   {
-    statement ins(db_, out.replaced
-                           ? "UPDATE runs SET content_sha256=?1, started_at=?2, finished_at=?3, label=?4, git_commit=?5, "
-                             "toolkit=?6, cuda_runtime=?7, driver=?8, cublas=?9, cudnn=?10, gpu=?11, host=?12, suite=?13, "
-                             "suite_sha256=?14, rounds=?15, source=?16, added_at=?17 WHERE id=?18"
-                           : "INSERT INTO runs(content_sha256, started_at, finished_at, label, git_commit, toolkit, "
-                             "cuda_runtime, driver, cublas, cudnn, gpu, host, suite, suite_sha256, rounds, source, added_at) "
-                             "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
-                  path_);
+    statement ins(
+        db_,
+        out.replaced ? "UPDATE runs SET content_sha256=?1, started_at=?2, finished_at=?3, label=?4, git_commit=?5, "
+                       "toolkit=?6, cuda_runtime=?7, driver=?8, cublas=?9, cudnn=?10, gpu=?11, host=?12, suite=?13, "
+                       "suite_sha256=?14, rounds=?15, source=?16, added_at=?17 WHERE id=?18"
+                     : "INSERT INTO runs(content_sha256, started_at, finished_at, label, git_commit, toolkit, "
+                       "cuda_runtime, driver, cublas, cudnn, gpu, host, suite, suite_sha256, rounds, source, added_at) "
+                       "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
+        path_);
     ins.bind(1, sha).bind(2, r.started_at).bind(3, r.finished_at).bind(4, r.label());
     ins.bind(5, get(r.tool, {"git_commit"})).bind(6, get(r.build, {"cuda_toolkit"}));
     ins.bind(7, get(r.environment, {"cuda_runtime"})).bind(8, get(r.environment, {"driver_version"}));
@@ -279,9 +287,11 @@ history_add_result history_store::add_bytes(std::string_view bytes, const std::s
     del.bind(1, out.run_id);
     del.step();
   }
-  statement pt(db_, "INSERT OR REPLACE INTO points(run_id, workload_id, kind, metric, name, unit, better, headline, "
-                    "status, value, rounds, throttled, sm_mhz, power_w) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
-               path_);
+  statement pt(
+      db_,
+      "INSERT OR REPLACE INTO points(run_id, workload_id, kind, metric, name, unit, better, headline, "
+      "status, value, rounds, throttled, sm_mhz, power_w) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+      path_);
   for (const auto& w : r.workloads) {
     std::vector<std::string> units;
     for (const auto& [n, m] : w.metrics) units.push_back(m.unit);
@@ -296,7 +306,8 @@ history_add_result history_store::add_bytes(std::string_view bytes, const std::s
       }
       pt.bind(1, out.run_id).bind(2, w.id).bind(3, w.kind).bind(4, metric_name);
       pt.bind(5, readable_name(w.id, w.kind, w.params, metric_name, m ? m->unit : "", units));
-      pt.bind(6, m ? m->unit : std::string()).bind(7, std::string(m && m->direction == better::higher ? "higher" : "lower"));
+      pt.bind(6, m ? m->unit : std::string())
+          .bind(7, std::string(m && m->direction == better::higher ? "higher" : "lower"));
       pt.bind(8, static_cast<std::int64_t>(headline)).bind(9, std::string(to_string(w.state))).bind(10, value);
       pt.bind(11, static_cast<std::int64_t>(rounds)).bind(12, static_cast<std::int64_t>(throttled));
       pt.bind(13, median_or_none(w.clocks.sm_mhz)).bind(14, median_or_none(w.clocks.power_w));
@@ -313,18 +324,18 @@ history_add_result history_store::add_bytes(std::string_view bytes, const std::s
 }
 
 std::vector<history_run> history_store::runs() const {
-  statement st(db_, "SELECT r.id, content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, "
-                    "driver, cublas, cudnn, gpu, host, suite, suite_sha256, source, added_at, r.rounds, "
-                    "(SELECT count(*) FROM points p WHERE p.run_id = r.id) FROM runs r ORDER BY started_at, r.id",
+  statement st(db_,
+               "SELECT r.id, content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, "
+               "driver, cublas, cudnn, gpu, host, suite, suite_sha256, source, added_at, r.rounds, "
+               "(SELECT count(*) FROM points p WHERE p.run_id = r.id) FROM runs r ORDER BY started_at, r.id",
                path_);
   std::vector<history_run> out;
   while (st.step()) {
     history_run r;
     r.id = st.integer(0);
-    std::string* fields[] = {&r.content_sha256, &r.started_at, &r.finished_at, &r.label,  &r.git_commit,
-                             &r.toolkit,        &r.cuda_runtime, &r.driver,    &r.cublas, &r.cudnn,
-                             &r.gpu,            &r.host,       &r.suite,       &r.suite_sha256, &r.source,
-                             &r.added_at};
+    std::string* fields[] = {&r.content_sha256, &r.started_at,   &r.finished_at, &r.label,   &r.git_commit, &r.toolkit,
+                             &r.cuda_runtime,   &r.driver,       &r.cublas,      &r.cudnn,   &r.gpu,        &r.host,
+                             &r.suite,          &r.suite_sha256, &r.source,      &r.added_at};
     for (int i = 0; i < 16; ++i) *fields[i] = st.text(i + 1);
     r.rounds = static_cast<int>(st.integer(17));
     r.workloads = static_cast<int>(st.integer(18));
@@ -334,9 +345,10 @@ std::vector<history_run> history_store::runs() const {
 }
 
 std::vector<history_point> history_store::points(const std::function<bool(const std::string&)>& filter) const {
-  statement st(db_, "SELECT p.run_id, workload_id, kind, metric, name, unit, better, headline, status, value, "
-                    "p.rounds, throttled, sm_mhz, power_w FROM points p JOIN runs r ON r.id = p.run_id "
-                    "ORDER BY r.started_at, r.id, p.rowid",
+  statement st(db_,
+               "SELECT p.run_id, workload_id, kind, metric, name, unit, better, headline, status, value, "
+               "p.rounds, throttled, sm_mhz, power_w FROM points p JOIN runs r ON r.id = p.run_id "
+               "ORDER BY r.started_at, r.id, p.rowid",
                path_);
   std::vector<history_point> out;
   while (st.step()) {

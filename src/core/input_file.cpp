@@ -41,11 +41,11 @@ std::string bytes_text(std::uint64_t n) {
       throw input_error(fmt::format("{}: no such file (expected a {})", path, what));
     }
     case ELOOP:
-      throw input_error(fmt::format("{}: too many levels of symbolic links (a symlink loop?); expected a {}", path, what));
+      throw input_error(
+          fmt::format("{}: too many levels of symbolic links (a symlink loop?); expected a {}", path, what));
     case ENOTDIR:
       throw input_error(fmt::format("{}: a component of the path is not a directory (expected a {})", path, what));
-    default:
-      throw input_error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(err)));
+    default: throw input_error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(err)));
   }
 }
 

@@ -7,8 +7,7 @@ namespace cudabench {
 
 const std::vector<kind_row_name>& kind_row_names() {
   static const std::vector<kind_row_name> names = {
-      {"matmul",
-       {row_part("dtype"), row_part_joined({"m", "n", "k"}, "×", "³"), row_part("batch", "batch ", "", "1")}},
+      {"matmul", {row_part("dtype"), row_part_joined({"m", "n", "k"}, "×", "³"), row_part("batch", "batch ", "", "1")}},
       {"memory_bandwidth", {row_part("op"), row_part_bytes("bytes")}},
       {"llm_decode",
        {row_part_base_name("model"), row_part("dtype"), row_part_joined({"prompt_tokens", "max_length"}, "→"),

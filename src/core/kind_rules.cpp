@@ -106,8 +106,7 @@ void rule_checker::check(const kind_schema& schema, const workload_spec& spec, c
       detail::fail(source, entry_path + "." + r.param,
                    fmt::format("{}{} (workload {})", what, r.why.empty() ? "" : "; " + r.why, spec.id));
     };
-    const std::string when =
-        r.when_param.empty() ? "" : fmt::format("with {} {}, ", r.when_param, r.when_value);
+    const std::string when = r.when_param.empty() ? "" : fmt::format("with {} {}, ", r.when_param, r.when_value);
     switch (r.type) {
       case rule_type::multiple_of: {
         const std::int64_t v = spec.get_int(r.param);
@@ -117,8 +116,7 @@ void rule_checker::check(const kind_schema& schema, const workload_spec& spec, c
       case rule_type::at_least_plus: {
         if (!spec.has(r.other)) break;
         const std::int64_t v = spec.get_int(r.param), o = spec.get_int(r.other);
-        if (v < o + r.n)
-          broken(fmt::format("{}{} must be at least {} + {} = {}", when, v, r.other, r.n, o + r.n));
+        if (v < o + r.n) broken(fmt::format("{}{} must be at least {} + {} = {}", when, v, r.other, r.n, o + r.n));
         break;
       }
       case rule_type::keyword_or_file: {
@@ -169,7 +167,7 @@ std::string describe_rule(const kind_rule& r) {
       break;
     case rule_type::keyword_or_directory:
       s += fmt::format("{} is {}a directory holding {}{}", r.param, keyword_phrase(r), or_list(r.files),
-                       r.format == file_format::llm_config   ? " (a Llama-family config)"
+                       r.format == file_format::llm_config    ? " (a Llama-family config)"
                        : r.format == file_format::safetensors ? " (readable safetensors)"
                                                               : "");
       break;

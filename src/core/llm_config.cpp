@@ -18,7 +18,8 @@ namespace {
 using json = nlohmann::json;
 
 int required_positive_int(const json& j, const char* key, const std::string& source) {
-  if (!j.contains(key) || j[key].is_null()) throw input_error(fmt::format("{}: {}: missing (a positive integer)", source, key));
+  if (!j.contains(key) || j[key].is_null())
+    throw input_error(fmt::format("{}: {}: missing (a positive integer)", source, key));
   const json& v = j[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > (1 << 30))
     throw input_error(fmt::format("{}: {}: expected a positive integer, got {}", source, key, v.dump()));
@@ -40,7 +41,8 @@ double optional_positive_number(const json& j, const char* key, double fallback,
 
 bool optional_bool(const json& j, const char* key, bool fallback, const std::string& source) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
-  if (!j[key].is_boolean()) throw input_error(fmt::format("{}: {}: expected true or false, got {}", source, key, j[key].dump()));
+  if (!j[key].is_boolean())
+    throw input_error(fmt::format("{}: {}: expected true or false, got {}", source, key, j[key].dump()));
   return j[key].get<bool>();
 }
 
@@ -51,14 +53,18 @@ void read_rope(const json& j, llm_config& c, const std::string& source) {
   for (const char* key : {"rope_scaling", "rope_parameters"}) {
     if (!j.contains(key) || j[key].is_null()) continue;
     const json& r = j[key];
-    if (!r.is_object()) throw input_error(fmt::format("{}: {}: expected an object or null, got {}", source, key, r.dump()));
+    if (!r.is_object())
+      throw input_error(fmt::format("{}: {}: expected an object or null, got {}", source, key, r.dump()));
     std::string type = "default";
     if (r.contains("rope_type") && r["rope_type"].is_string()) type = r["rope_type"].get<std::string>();
     else if (r.contains("type") && r["type"].is_string()) type = r["type"].get<std::string>();
     if (type != "default")
-      throw unsupported_error(fmt::format("{}: {}: rope_type \"{}\" is not supported (only the plain rotary "
-                                          "embedding, rope_type \"default\")", source, key, type));
-    if (r.contains("rope_theta")) c.rope_theta = optional_positive_number(r, "rope_theta", c.rope_theta, source + ": " + key);
+      throw unsupported_error(
+          fmt::format("{}: {}: rope_type \"{}\" is not supported (only the plain rotary "
+                      "embedding, rope_type \"default\")",
+                      source, key, type));
+    if (r.contains("rope_theta"))
+      c.rope_theta = optional_positive_number(r, "rope_theta", c.rope_theta, source + ": " + key);
   }
 }
 
@@ -109,11 +115,12 @@ llm_config parse_hf_llm_config(const std::string& text, const std::string& sourc
 
   const std::string model_type = j.value("model_type", std::string("llama"));
   if (model_type != "llama" && model_type != "mistral")
-    throw unsupported_error(fmt::format("{}: model_type: \"{}\" is not a Llama-family decoder (expected llama or mistral)",
-                                        source, model_type));
+    throw unsupported_error(fmt::format(
+        "{}: model_type: \"{}\" is not a Llama-family decoder (expected llama or mistral)", source, model_type));
   const std::string act = j.value("hidden_act", std::string("silu"));
   if (act != "silu")
-    throw unsupported_error(fmt::format("{}: hidden_act: \"{}\" is not supported (the MLP is SwiGLU: silu)", source, act));
+    throw unsupported_error(
+        fmt::format("{}: hidden_act: \"{}\" is not supported (the MLP is SwiGLU: silu)", source, act));
   for (const char* key : {"attention_bias", "mlp_bias"})
     if (optional_bool(j, key, false, source))
       throw unsupported_error(fmt::format("{}: {}: projections with biases are not supported", source, key));
@@ -129,8 +136,9 @@ llm_config parse_hf_llm_config(const std::string& text, const std::string& sourc
   c.num_heads = required_positive_int(j, "num_attention_heads", source);
   c.num_kv_heads = optional_positive_int(j, "num_key_value_heads", c.num_heads, source);
   if (c.hidden_size % c.num_heads != 0 && !(j.contains("head_dim") && !j["head_dim"].is_null()))
-    throw input_error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {} (and no head_dim is given)",
-                                  source, c.hidden_size, c.num_heads));
+    throw input_error(
+        fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {} (and no head_dim is given)", source,
+                    c.hidden_size, c.num_heads));
   c.head_dim = optional_positive_int(j, "head_dim", c.hidden_size / c.num_heads, source);
   c.rms_norm_eps = optional_positive_number(j, "rms_norm_eps", 1e-6, source);
   c.max_position_embeddings = optional_positive_int(j, "max_position_embeddings", 2048, source);
@@ -143,7 +151,8 @@ llm_config parse_hf_llm_config(const std::string& text, const std::string& sourc
   if (c.head_dim % 2 != 0)
     throw input_error(fmt::format("{}: head_dim {} is odd (rotary embeddings rotate pairs)", source, c.head_dim));
   if (c.head_dim > 256)
-    throw unsupported_error(fmt::format("{}: head_dim {} is larger than the attention kernels' 256", source, c.head_dim));
+    throw unsupported_error(
+        fmt::format("{}: head_dim {} is larger than the attention kernels' 256", source, c.head_dim));
   return c;
 }
 

@@ -34,7 +34,7 @@ noise_model noise_floor(const std::string& kind, const std::string& metric, cons
     // processes on the H200 box (6-17 GB/s). Only a change far beyond that is a verdict.
     if (op.find("pageable") != std::string::npos) return {0.35, 0.35};
     if (op.find("pinned") != std::string::npos) return {0.03, 0.05};  // PCIe: 0.1-2.6% measured
-    return {0.01, 0.01};                                                // d2d and memset: 0.07-0.5%
+    return {0.01, 0.01};                                              // d2d and memset: 0.07-0.5%
   }
   if (kind == "llm_decode") {
     // Llama-2-7B streams 13 GB per token: its rounds agreed to 0.02%. llama-tiny's 80 us decode
@@ -42,7 +42,8 @@ noise_model noise_floor(const std::string& kind, const std::string& metric, cons
     if (string_param(params, "model") == "llama-tiny") return {0.04, 0.05};
     return metric == "ttft_ms" ? noise_model{0.03, 0.04} : noise_model{0.015, 0.02};
   }
-  if (kind == "resnet50") return metric == "first_inference_ms" ? noise_model{0.15, 0.20} : noise_model{0.015, 0.02};  // 0.1%
+  if (kind == "resnet50")
+    return metric == "first_inference_ms" ? noise_model{0.15, 0.20} : noise_model{0.015, 0.02};  // 0.1%
   if (kind == "transformer_memory") return {0.015, 0.02};
   if (kind == "train_step") return {0.015, 0.02};  // 0.2%
   return {};

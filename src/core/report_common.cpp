@@ -62,9 +62,9 @@ std::string cell_text(const compare_cell& c) {
 std::string summary_line(const comparison& c, std::size_t candidate) {
   const auto n = c.counts(candidate);
   auto at = [&](verdict v) { return n[static_cast<std::size_t>(v)]; };
-  std::string s = fmt::format("{} vs {}: {} improved, {} regressed, {} unchanged, {} inconclusive", c.labels[candidate + 1],
-                              c.labels[0], at(verdict::improved), at(verdict::regressed), at(verdict::unchanged),
-                              at(verdict::inconclusive));
+  std::string s = fmt::format("{} vs {}: {} improved, {} regressed, {} unchanged, {} inconclusive",
+                              c.labels[candidate + 1], c.labels[0], at(verdict::improved), at(verdict::regressed),
+                              at(verdict::unchanged), at(verdict::inconclusive));
   if (at(verdict::failed)) s += fmt::format(", {} failed", at(verdict::failed));
   if (at(verdict::only_in_baseline)) s += fmt::format(", {} only in baseline", at(verdict::only_in_baseline));
   if (at(verdict::only_in_candidate)) s += fmt::format(", {} only in candidate", at(verdict::only_in_candidate));

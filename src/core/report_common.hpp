@@ -14,10 +14,10 @@ namespace cudabench::report_detail {
 std::string format_change(std::optional<double> pct);  // "+4.8%", "-6.1%", "n/a"
 // The change column: format_change, or "-" for a row that has no change (failed, only in one).
 std::string change_text(const compare_change& ch);
-std::string format_p(std::optional<double> p);         // "0.0079", "<0.0001", "-"
+std::string format_p(std::optional<double> p);  // "0.0079", "<0.0001", "-"
 // The confidence interval of the change: "[+2.1, +7.5]" (percent), "" when there is none.
 std::string format_ci(const compare_change& ch);
-std::string verdict_text(verdict v);                   // "improved", "only in baseline", ...
+std::string verdict_text(verdict v);  // "improved", "only in baseline", ...
 // A file's cell: the median ("0.2100", "*" appended when throttled), the status in capitals when
 // the workload failed ("OOM"), "-" when absent.
 std::string cell_text(const compare_cell& c);

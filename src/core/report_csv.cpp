@@ -1,9 +1,8 @@
 // CSV (RFC 4180). A comparison: one line per row and candidate, so a spreadsheet or pandas gets a
 // tidy table; numbers are plain (no units, no %); empty fields where a value does not exist. A run
 // summary: the table's columns, the numbers as the table prints them.
-#include <iterator>
-
 #include <cmath>
+#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>

@@ -1,6 +1,7 @@
 // See report_html.hpp. The page, top to bottom: title and the files (with their colours), a short
 // summary line (workloads, failures, throttled), for one file a table of every workload, the
-// environment, the comparison (two or more files), then one card per workload. Sections are built by report_html_*.cpp (report_html_parts.hpp).
+// environment, the comparison (two or more files), then one card per workload. Sections are built by report_html_*.cpp
+// (report_html_parts.hpp).
 #include "cudabench/report_html.hpp"
 
 #include <fmt/format.h>
@@ -24,8 +25,9 @@ void write_html_report(const html_report_input& in, std::ostream& out) {
   out << html::page_begin(title);
   out << "<header><h1>" << html::escape(title) << "</h1><p>";
   for (std::size_t i = 0; i < in.files.size(); ++i)
-    out << fmt::format("<svg width=\"12\" height=\"12\"><rect class=\"{}\" width=\"12\" height=\"12\" rx=\"2\"/></svg> ",
-                       color_class(i))
+    out << fmt::format(
+               "<svg width=\"12\" height=\"12\"><rect class=\"{}\" width=\"12\" height=\"12\" rx=\"2\"/></svg> ",
+               color_class(i))
         << "<b>" << html::escape(labels[i]) << "</b> <span class=\"sub mono\">" << html::escape(in.sources[i])
         << "</span>" << (cmp && i == 0 ? " <span class=\"sub\">(baseline)</span>" : "") << "<br>";
   std::size_t failed = 0, throttled = 0;

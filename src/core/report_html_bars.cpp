@@ -132,7 +132,8 @@ std::string comparison_section(const comparison& cmp) {
       s += "</table>\n";
     }
   }
-  if (report_detail::any_throttled(cmp)) s += "<p class=\"sub\">" + html::escape(report_detail::throttle_footnote) + "</p>";
+  if (report_detail::any_throttled(cmp))
+    s += "<p class=\"sub\">" + html::escape(report_detail::throttle_footnote) + "</p>";
   const auto context = report_detail::context_notes(cmp);
   if (!context.empty()) s += "<p>Beside the changed rows (clocks, power, tuning):</p>" + list(context);
   const auto failures = report_detail::failure_notes(cmp);

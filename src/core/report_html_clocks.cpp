@@ -24,8 +24,8 @@ std::optional<double> device_number(const result_file& f, const char* key) {
   return v->get<double>();
 }
 
-std::string chart_of(const workload_view& w, const std::vector<result_file>& files, const std::vector<std::string>& labels,
-                     const char* kind, const char* title, const char* limit_key,
+std::string chart_of(const workload_view& w, const std::vector<result_file>& files,
+                     const std::vector<std::string>& labels, const char* kind, const char* title, const char* limit_key,
                      const std::vector<double>& (*series)(const workload_result&)) {
   const std::size_t nf = w.per_file.size();
   double lo = 0, hi = 0;
@@ -58,7 +58,8 @@ std::string chart_of(const workload_view& w, const std::vector<result_file>& fil
       c.rect(gx + 1, top, gw - 2, height - bottom - top, "hot");
       std::string reasons;
       for (const auto& t : r->clocks.throttle_reasons) reasons += (reasons.empty() ? "" : ", ") + t;
-      c.text(gx + gw / 2, height - bottom + 28, "throttled", "middle", "bad", reasons.empty() ? "clock dropped" : reasons);
+      c.text(gx + gw / 2, height - bottom + 28, "throttled", "middle", "bad",
+             reasons.empty() ? "clock dropped" : reasons);
     }
     if (auto lim = device_number(files[f], limit_key)) {
       svg::path_data d;

@@ -59,13 +59,17 @@ std::vector<field> fields() {
       {"GPU", env({"device", "name"})},
       {"compute capability", env({"device", "compute_capability"})},
       {"SMs", env({"device", "sm_count"})},
-      {"GPU memory", [](const result_file& f) { return gib(at(f.environment, {"device", "memory_bytes"})); }},
+      {"GPU memory",
+       [](const result_file& f) {
+         return gib(at(f.environment, {"device", "memory_bytes"}));
+       }},
       {"max SM clock (MHz)", env({"device", "max_sm_clock_mhz"})},
       {"max memory clock (MHz)", env({"device", "max_memory_clock_mhz"})},
       {"power limit (W)", env({"device", "power_limit_w"})},
       {"ECC / MIG",
        [](const result_file& f) {
-         const std::string e = text(at(f.environment, {"device", "ecc"})), m = text(at(f.environment, {"device", "mig"}));
+         const std::string e = text(at(f.environment, {"device", "ecc"})),
+                           m = text(at(f.environment, {"device", "mig"}));
          return e.empty() && m.empty() ? std::string() : fmt::format("{} / {}", e, m);
        }},
       {"driver", env({"driver_version"})},
@@ -78,22 +82,26 @@ std::vector<field> fields() {
       {"cuDNN loaded", env({"cudnn"})},
       {"cuDNN library", env({"cudnn_library"})},
       {"host", env({"hostname"})},
-      {"cudabench", [](const result_file& f) {
+      {"cudabench",
+       [](const result_file& f) {
          const std::string v = text(at(f.tool, {"version"})), c = text(at(f.tool, {"git_commit"}));
          return c.empty() ? v : fmt::format("{} ({})", v, c);
        }},
-      {"suite", [](const result_file& f) {
+      {"suite",
+       [](const result_file& f) {
          const std::string n = text(at(f.suite, {"name"})), sha = text(at(f.suite, {"sha256"}));
          return sha.empty() ? n : fmt::format("{} (sha256 {})", n, sha.substr(0, 12));
        }},
       {"started", [](const result_file& f) { return f.started_at; }},
       {"finished", [](const result_file& f) { return f.finished_at; }},
       {"rounds", [](const result_file& f) { return std::to_string(f.rounds); }},
-      {"interleaved session", [](const result_file& f) {
+      {"interleaved session",
+       [](const result_file& f) {
          const std::string s = text(at(f.interleave, {"session"}));
          return s.empty() ? std::string() : fmt::format("{} (schedule {})", s, text(at(f.interleave, {"schedule"})));
        }},
-      {"settings", [](const result_file& f) {
+      {"settings",
+       [](const result_file& f) {
          std::string out;  // "repetitions 5, warmup 2, ...": wraps, unlike a JSON dump
          for (const auto& [k, v] : f.settings.items()) out += (out.empty() ? "" : ", ") + k + " " + text(&v);
          return out;
@@ -104,15 +112,14 @@ std::vector<field> fields() {
 }  // namespace
 
 std::string environment_section(const std::vector<result_file>& files, const std::vector<std::string>& sources,
-                                 const std::vector<std::string>& labels, const comparison* cmp) {
+                                const std::vector<std::string>& labels, const comparison* cmp) {
   std::string s = "<section id=\"environment\"><h2>Environment</h2>\n";
   if (cmp && cmp->gpu_warning) s += "<div class=\"warn\">Warning: " + html::escape(*cmp->gpu_warning) + "</div>\n";
   if (cmp && !cmp->env_differences.empty()) {
     s += "<p>What differs between the files:</p><ul>";
     for (const auto& d : cmp->env_differences) {
       std::string vals;
-      for (std::size_t i = 0; i < d.values.size(); ++i)
-        vals += (i ? " \u2192 " : "") + d.values[i];
+      for (std::size_t i = 0; i < d.values.size(); ++i) vals += (i ? " \u2192 " : "") + d.values[i];
       s += "<li><b>" + html::escape(d.field) + "</b>: " + html::escape(vals) + "</li>";
     }
     s += "</ul>\n";

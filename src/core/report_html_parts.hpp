@@ -33,7 +33,7 @@ std::vector<std::string> file_labels(const std::vector<result_file>& files);
 std::string color_class(std::size_t file);
 
 std::string environment_section(const std::vector<result_file>& files, const std::vector<std::string>& sources,
-                                 const std::vector<std::string>& labels, const comparison* cmp);
+                                const std::vector<std::string>& labels, const comparison* cmp);
 std::string comparison_section(const comparison& cmp);
 // Single-file reports: one row per workload and metric, linked to the cards.
 std::string summary_section(const std::vector<workload_view>& workloads);

@@ -4,8 +4,8 @@
 // each round's median is a short dark tick over that round's dots, so between-round drift is
 // visible next to within-round spread. A file where the workload did not run ok shows its status.
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -28,7 +28,8 @@ std::string upper(std::string s) {
 }
 }  // namespace
 
-std::string samples_chart(const workload_view& w, const std::string& metric_name, const std::vector<std::string>& labels) {
+std::string samples_chart(const workload_view& w, const std::string& metric_name,
+                          const std::vector<std::string>& labels) {
   const std::size_t nf = w.per_file.size();
   std::vector<const metric*> ms(nf, nullptr);
   double lo = 0, hi = 0;
@@ -66,7 +67,9 @@ std::string samples_chart(const workload_view& w, const std::string& metric_name
     const std::size_t max_chars = static_cast<std::size_t>(std::max(6.0, gw / 6.2));
     c.text(cx, height - bottom + 14, html::truncate(labels[f], max_chars), "middle", "", labels[f]);
     if (!r || r->state != status::ok || !ms[f] || ms[f]->samples.empty()) {
-      const std::string what = !r ? "not in this file" : r->state != status::ok ? upper(to_string(r->state)) : "no " + metric_name;
+      const std::string what = !r                       ? "not in this file"
+                               : r->state != status::ok ? upper(to_string(r->state))
+                                                        : "no " + metric_name;
       c.text(cx, (top + height - bottom) / 2, what, "middle", r && r->state != status::ok ? "bad" : "t",
              r ? r->message : std::string());
       continue;
@@ -78,7 +81,8 @@ std::string samples_chart(const workload_view& w, const std::string& metric_name
     std::iota(order.begin(), order.end(), 0);
     const bool has_rounds = m.rounds.size() == n;
     if (has_rounds)
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m.rounds[a] < m.rounds[b]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return m.rounds[a] < m.rounds[b]; });
     const double x0 = gx + 12, span = gw - 24;
     auto xpos = [&](std::size_t j) { return x0 + span * (static_cast<double>(j) + 0.5) / static_cast<double>(n); };
 
@@ -113,8 +117,7 @@ std::string samples_chart(const workload_view& w, const std::string& metric_name
     c.text(cx, height - bottom + 28,
            fmt::format("median {} · spread {:.2g}%{}", format_value(med),
                        med != 0 ? (*mx - *mn) / std::abs(med) * 100 : 0.0, throttled ? " *" : ""),
-           "middle", throttled ? "bad" : "t",
-           "spread: (max - min) / median of this file's samples");
+           "middle", throttled ? "bad" : "t", "spread: (max - min) / median of this file's samples");
   }
   return c.finish();
 }

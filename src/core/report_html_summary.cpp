@@ -14,8 +14,9 @@
 namespace cudabench::report_html_detail {
 
 std::string summary_section(const std::vector<workload_view>& workloads) {
-  std::string s = "<section id=\"summary\"><h2>Summary</h2><table><tr><th>workload</th><th>median</th><th>spread</th>"
-                  "<th>rounds</th><th>status</th><th>clocks</th></tr>\n";
+  std::string s =
+      "<section id=\"summary\"><h2>Summary</h2><table><tr><th>workload</th><th>median</th><th>spread</th>"
+      "<th>rounds</th><th>status</th><th>clocks</th></tr>\n";
   for (std::size_t i = 0; i < workloads.size(); ++i) {
     const auto& w = workloads[i];
     const workload_result* r = w.per_file.front();

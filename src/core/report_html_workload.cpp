@@ -91,8 +91,9 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 
 // One row per file: status, validation, rounds, throttling, tuning, message.
 std::string status_table(const workload_view& w, const std::vector<std::string>& labels) {
-  std::string s = "<table><tr><th>file</th><th>status</th><th>validation</th><th>rounds</th><th>clocks</th>"
-                  "<th>tuning</th><th>message</th></tr>";
+  std::string s =
+      "<table><tr><th>file</th><th>status</th><th>validation</th><th>rounds</th><th>clocks</th>"
+      "<th>tuning</th><th>message</th></tr>";
   for (std::size_t f = 0; f < w.per_file.size(); ++f) {
     const workload_result* r = w.per_file[f];
     s += "<tr><td>" + html::escape(labels[f]) + "</td>";
@@ -141,8 +142,8 @@ std::string workload_card(const workload_view& w, std::size_t index, const std::
                           const std::vector<std::string>& labels, const comparison* cmp) {
   const bool throttled = w.throttled();
   std::string title = readable_name(w.id, w.kind, *w.params, "", "", {});
-  std::string s = fmt::format("<article class=\"wl{}\" id=\"w{}\"><h3>{}", throttled ? " thr" : "", index,
-                              html::escape(title));
+  std::string s =
+      fmt::format("<article class=\"wl{}\" id=\"w{}\"><h3>{}", throttled ? " thr" : "", index, html::escape(title));
   if (throttled) s += "<span class=\"badge thr\">throttled</span>";
   if (cmp) s += verdict_badges(w, *cmp);
   s += "</h3><div class=\"sub mono\">" + html::escape(w.id) + "</div><div class=\"charts\">";

@@ -17,8 +17,9 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
   j["compare_schema_version"] = "1.1";
   j["alpha"] = c.alpha;
   j["threshold_pct"] = c.threshold_pct;
-  j["test"] = "between-round moderated t on per-round medians (kind noise as prior, session noise unless interleaved), "
-              "Holm-corrected";
+  j["test"] =
+      "between-round moderated t on per-round medians (kind noise as prior, session noise unless interleaved), "
+      "Holm-corrected";
   j["method"] = c.method;
   j["single_round_warning"] = c.single_round_warning ? oj(*c.single_round_warning) : oj(nullptr);
   oj files = oj::array();

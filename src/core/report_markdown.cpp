@@ -91,9 +91,10 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
 }
 
 void markdown_reporter::report(const result_file& r, std::ostream& out) const {
-  out << fmt::format("**{}** — {}\n\n", terminal_text(r.label()),
-                     terminal_text(r.environment.value("device", nlohmann::ordered_json::object())
-                                       .value("name", std::string("unknown GPU"))));
+  out << fmt::format(
+      "**{}** — {}\n\n", terminal_text(r.label()),
+      terminal_text(
+          r.environment.value("device", nlohmann::ordered_json::object()).value("name", std::string("unknown GPU"))));
   out << "| workload | status | metric | median | unit | spread | min | max |\n";
   out << "|---|---|---|---:|---|---:|---:|---:|\n";
   for (const auto& x : run_rows(r))

@@ -17,10 +17,10 @@ using namespace report_detail;
 
 const char* colour_of(verdict v) {
   switch (v) {
-    case verdict::improved: return "\033[32m";         // green
-    case verdict::regressed: return "\033[1;31m";      // bold red
-    case verdict::inconclusive: return "\033[33m";     // yellow
-    case verdict::failed: return "\033[35m";           // magenta
+    case verdict::improved: return "\033[32m";      // green
+    case verdict::regressed: return "\033[1;31m";   // bold red
+    case verdict::inconclusive: return "\033[33m";  // yellow
+    case verdict::failed: return "\033[35m";        // magenta
     default: return "";
   }
 }
@@ -50,7 +50,8 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   const std::optional<comparison> safe = report_detail::text_safe(given);  // control characters escaped
   const comparison& c = safe ? *safe : given;
   out << fmt::format("baseline:  {} ({})\n", c.labels[0], c.sources[0]);
-  for (std::size_t i = 1; i < c.labels.size(); ++i) out << fmt::format("candidate: {} ({})\n", c.labels[i], c.sources[i]);
+  for (std::size_t i = 1; i < c.labels.size(); ++i)
+    out << fmt::format("candidate: {} ({})\n", c.labels[i], c.sources[i]);
   out << '\n';
   if (c.gpu_warning) {
     const std::string w = "WARNING: " + *c.gpu_warning;
@@ -134,8 +135,8 @@ void table_reporter::report(const result_file& r, std::ostream& out) const {
   widen(header);
   for (const auto& x : rows) widen(x);
   auto line = [&](const run_row& x) {
-    return fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  {}\n", x.workload, w[0], x.status,
-                       w[1], x.metric, w[2], x.median, w[3], x.unit, w[4], x.spread, w[5], x.min, w[6], x.max);
+    return fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>{}}  {:<{}}  {:>{}}  {:>{}}  {}\n", x.workload, w[0], x.status, w[1],
+                       x.metric, w[2], x.median, w[3], x.unit, w[4], x.spread, w[5], x.min, w[6], x.max);
   };
   out << line(header);
   for (const auto& x : rows) out << line(x);

@@ -36,11 +36,11 @@ const char* to_string(status s) {
 }
 
 status status_from_string(const std::string& s) {
-  for (status v : {status::ok, status::failed_validation, status::oom, status::error, status::unsupported,
-                   status::skipped})
+  for (status v :
+       {status::ok, status::failed_validation, status::oom, status::error, status::unsupported, status::skipped})
     if (s == to_string(v)) return v;
-  throw input_error(fmt::format(
-      "unknown status \"{}\" (expected ok, failed_validation, oom, error, unsupported, skipped)", s));
+  throw input_error(
+      fmt::format("unknown status \"{}\" (expected ok, failed_validation, oom, error, unsupported, skipped)", s));
 }
 
 metric make_metric(std::string unit, better direction, std::vector<double> samples) {

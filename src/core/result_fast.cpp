@@ -31,21 +31,60 @@ using J = nlohmann::ordered_json;
 enum field : std::uint8_t {
   f_unknown,
   // a workload
-  f_id, f_kind, f_params, f_status, f_message, f_validation, f_metrics, f_clocks, f_tuning, f_tuning_by_round,
+  f_id,
+  f_kind,
+  f_params,
+  f_status,
+  f_message,
+  f_validation,
+  f_metrics,
+  f_clocks,
+  f_tuning,
+  f_tuning_by_round,
   f_memory,
   // validation
-  f_passed, f_max_rel_error, f_tolerance,
+  f_passed,
+  f_max_rel_error,
+  f_tolerance,
   // a metric
-  f_unit, f_better, f_samples, f_rounds, f_median, f_mean, f_stddev, f_min, f_max,
+  f_unit,
+  f_better,
+  f_samples,
+  f_rounds,
+  f_median,
+  f_mean,
+  f_stddev,
+  f_min,
+  f_max,
   // clocks
-  f_sm_mhz, f_throttle_reasons, f_throttled, f_power_w,
+  f_sm_mhz,
+  f_throttle_reasons,
+  f_throttled,
+  f_power_w,
   // memory
-  f_peak_bytes, f_oom_requested_bytes,
+  f_peak_bytes,
+  f_oom_requested_bytes,
   // a metric name inside "metrics"; a top-level key; "workloads"
-  f_metric_entry, f_head_key, f_workloads,
+  f_metric_entry,
+  f_head_key,
+  f_workloads,
 };
 
-enum class ctx : std::uint8_t { root, workloads, workload, validation, metrics, metric, clocks, memory, numbers, rounds, strings, skip, dom };
+enum class ctx : std::uint8_t {
+  root,
+  workloads,
+  workload,
+  validation,
+  metrics,
+  metric,
+  clocks,
+  memory,
+  numbers,
+  rounds,
+  strings,
+  skip,
+  dom
+};
 
 struct frame {
   ctx c;
@@ -142,7 +181,7 @@ class fast_sax {
   std::string head_key_, metric_name_;
   dom_builder dom_;
   int skip_depth_ = 0;
-  std::size_t dom_depth_ = 0;  // containers open inside the DOM being built, below its root
+  std::size_t dom_depth_ = 0;               // containers open inside the DOM being built, below its root
   std::vector<double>* numbers_ = nullptr;  // the array being filled (samples, sm_mhz, power_w)
   std::vector<std::string>* strings_ = nullptr;
   J head_ = J::object();
@@ -163,8 +202,13 @@ field workload_field(const std::string& k) {
   switch (k.size()) {
     case 2: return k == "id" ? f_id : f_unknown;
     case 4: return k == "kind" ? f_kind : f_unknown;
-    case 6: return k == "params" ? f_params : k == "status" ? f_status : k == "clocks" ? f_clocks
-                 : k == "tuning" ? f_tuning : k == "memory" ? f_memory : f_unknown;
+    case 6:
+      return k == "params"   ? f_params
+             : k == "status" ? f_status
+             : k == "clocks" ? f_clocks
+             : k == "tuning" ? f_tuning
+             : k == "memory" ? f_memory
+                             : f_unknown;
     case 7: return k == "message" ? f_message : k == "metrics" ? f_metrics : f_unknown;
     case 10: return k == "validation" ? f_validation : f_unknown;
     case 15: return k == "tuning_by_round" ? f_tuning_by_round : f_unknown;
@@ -202,7 +246,10 @@ bool fast_sax::key(J::string_t& k) {
       break;
     case ctx::workload: f = workload_field(k); break;
     case ctx::validation:
-      f = k == "passed" ? f_passed : k == "max_rel_error" ? f_max_rel_error : k == "tolerance" ? f_tolerance : f_unknown;
+      f = k == "passed"          ? f_passed
+          : k == "max_rel_error" ? f_max_rel_error
+          : k == "tolerance"     ? f_tolerance
+                                 : f_unknown;
       break;
     case ctx::metrics:
       for (const auto& [name, m] : w_.metrics)
@@ -212,8 +259,11 @@ bool fast_sax::key(J::string_t& k) {
       return true;
     case ctx::metric: f = metric_field(k); break;
     case ctx::clocks:
-      f = k == "sm_mhz" ? f_sm_mhz : k == "throttle_reasons" ? f_throttle_reasons : k == "throttled" ? f_throttled
-        : k == "power_w" ? f_power_w : f_unknown;
+      f = k == "sm_mhz"             ? f_sm_mhz
+          : k == "throttle_reasons" ? f_throttle_reasons
+          : k == "throttled"        ? f_throttled
+          : k == "power_w"          ? f_power_w
+                                    : f_unknown;
       break;
     case ctx::memory:
       f = k == "peak_bytes" ? f_peak_bytes : k == "oom_requested_bytes" ? f_oom_requested_bytes : f_unknown;
@@ -283,7 +333,11 @@ bool fast_sax::on_scalar(const scalar& v) {
             return false;
           }
           return true;
-        case f_median: case f_mean: case f_stddev: case f_min: case f_max:
+        case f_median:
+        case f_mean:
+        case f_stddev:
+        case f_min:
+        case f_max:
           if (!v.is_number()) return false;
           m_summary_[pending_ - f_median] = v.number();
           return true;
@@ -412,9 +466,7 @@ bool fast_sax::close() {
       w_.validation = v_;
       return true;
     }
-    case ctx::metric:
-      metric_seen_ = f.seen;
-      return finish_metric();
+    case ctx::metric: metric_seen_ = f.seen; return finish_metric();
     case ctx::workload: {
       constexpr std::uint64_t need = bit(f_id) | bit(f_kind) | bit(f_status);
       if ((f.seen & need) != need) return false;

@@ -95,7 +95,8 @@ class result_reader {
     const auto dot = v.find('.');
     const std::string major = v.substr(0, dot);
     const bool digits = !major.empty() && major.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits) fail("schema_version", fmt::format("malformed version \"{}\" (expected MAJOR.MINOR, e.g. \"1.0\")", v));
+    if (!digits)
+      fail("schema_version", fmt::format("malformed version \"{}\" (expected MAJOR.MINOR, e.g. \"1.0\")", v));
     if (major != "1")
       fail("schema_version", fmt::format("result schema version {} is not supported (this cudabench reads 1.x); "
                                          "read it with the cudabench version that wrote it",
@@ -107,12 +108,9 @@ class result_reader {
     metric out;
     out.unit = string_at(*field(m, path, "unit", true), join(path, "unit"));
     const std::string dir = string_at(*field(m, path, "better", true), join(path, "better"));
-    if (dir == "lower")
-      out.direction = better::lower;
-    else if (dir == "higher")
-      out.direction = better::higher;
-    else
-      fail(join(path, "better"), fmt::format("unknown direction \"{}\" (expected lower, higher)", dir));
+    if (dir == "lower") out.direction = better::lower;
+    else if (dir == "higher") out.direction = better::higher;
+    else fail(join(path, "better"), fmt::format("unknown direction \"{}\" (expected lower, higher)", dir));
     out.samples = numbers_at(*field(m, path, "samples", true), join(path, "samples"));
     if (need_samples && out.samples.empty())
       fail(join(path, "samples"), "expected at least one sample for a workload with status ok");
@@ -172,7 +170,8 @@ class result_reader {
       for (auto it = ms->begin(); it != ms->end(); ++it)
         out.metrics.emplace_back(it.key(), read_metric(it.value(), join(mp, it.key()), ok));
     }
-    if (ok && out.metrics.empty()) fail(join(path, "metrics"), "expected at least one metric for a workload with status ok");
+    if (ok && out.metrics.empty())
+      fail(join(path, "metrics"), "expected at least one metric for a workload with status ok");
     if (const J* c = field(w, path, "clocks", false)) {
       const std::string cp = join(path, "clocks");
       expect(*c, c->is_object(), cp, "an object");
@@ -190,7 +189,8 @@ class result_reader {
     if (const J* mem = field(w, path, "memory", false)) {
       const std::string mp = join(path, "memory");
       expect(*mem, mem->is_object(), mp, "an object");
-      if (const J* v = field(*mem, mp, "peak_bytes", false)) out.peak_memory_bytes = uint_at(*v, join(mp, "peak_bytes"));
+      if (const J* v = field(*mem, mp, "peak_bytes", false))
+        out.peak_memory_bytes = uint_at(*v, join(mp, "peak_bytes"));
       if (const J* v = field(*mem, mp, "oom_requested_bytes", false))
         out.oom_requested_bytes = uint_at(*v, join(mp, "oom_requested_bytes"));
     }
@@ -217,8 +217,9 @@ class result_reader {
     if (const J* v = field(root, "", "started_at", false)) r.started_at = string_at(*v, "started_at");
     if (const J* v = field(root, "", "finished_at", false)) r.finished_at = string_at(*v, "finished_at");
     if (const J* v = field(root, "", "rounds", false)) {
-      expect(*v, v->is_number_unsigned() && v->template get<std::uint64_t>() >= 1 &&
-                     v->template get<std::uint64_t>() <= 1000000,
+      expect(*v,
+             v->is_number_unsigned() && v->template get<std::uint64_t>() >= 1 &&
+                 v->template get<std::uint64_t>() <= 1000000,
              "rounds", "a positive round count");
       r.rounds = static_cast<int>(v->template get<std::uint64_t>());
     }
@@ -255,7 +256,8 @@ class result_reader {
     void add(const std::string& id, std::size_t i) {
       const auto [it, fresh] = first_.try_emplace(id, i);
       if (!fresh)
-        r_.fail(join(index("workloads", i), "id"), fmt::format("duplicate workload id \"{}\" (also workloads[{}])", id, it->second));
+        r_.fail(join(index("workloads", i), "id"),
+                fmt::format("duplicate workload id \"{}\" (also workloads[{}])", id, it->second));
     }
 
    private:

@@ -7,6 +7,8 @@
 // is the model plus one workload. Errors keep the whole-document reader's order (the top level,
 // then the first bad workload) and its messages, and a number beyond double's range (1e400) is
 // reported with its JSON path.
+#include "result_stream.hpp"
+
 #include <cstddef>
 #include <iterator>
 #include <optional>
@@ -16,14 +18,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "chunked_input.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"
-#include "chunked_input.hpp"
 #include "dom_builder.hpp"
 #include "json_errors.hpp"
 #include "result_reader.hpp"
-#include "result_stream.hpp"
 
 namespace cudabench {
 namespace {
@@ -58,8 +59,7 @@ class result_sax {
   bool parse_error(std::size_t, const std::string& token, const nlohmann::detail::exception& e) {
     if (detail::is_number_overflow(e))
       error_ = fmt::format("{}: {}{}", source_, location(), detail::number_overflow_text(token));
-    else
-      error_ = fmt::format("{}: malformed JSON: {}", source_, detail::json_error_text(e));
+    else error_ = fmt::format("{}: malformed JSON: {}", source_, detail::json_error_text(e));
     return false;
   }
 
@@ -192,8 +192,8 @@ class result_sax {
   detail::result_reader<J> reader_;
   detail::result_reader<J>::unique_ids ids_;
   result_file result_;
-  std::vector<frame> path_;       // open containers, outermost first
-  detail::dom_builder dom_;        // the top-level field or workload being built
+  std::vector<frame> path_;  // open containers, outermost first
+  detail::dom_builder dom_;  // the top-level field or workload being built
   bool building_workload_ = false;
   bool root_is_object_ = false;
   std::string root_type_ = "nothing";

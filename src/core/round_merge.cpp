@@ -49,7 +49,8 @@ workload_result merge_one(const std::string& id, const gathered& g, int nrounds,
   }
   std::vector<int> missing;
   for (int r = 0; r < nrounds; ++r) {
-    const bool present = std::any_of(g.per_round.begin(), g.per_round.end(), [&](const auto& p) { return p.first == r; });
+    const bool present =
+        std::any_of(g.per_round.begin(), g.per_round.end(), [&](const auto& p) { return p.first == r; });
     if (!present) missing.push_back(r + 1);
   }
   if (!missing.empty())
@@ -98,7 +99,8 @@ workload_result merge_one(const std::string& id, const gathered& g, int nrounds,
           out.clocks.throttle_reasons.end())
         out.clocks.throttle_reasons.push_back(r);
     out.clocks.throttled = out.clocks.throttled || w->clocks.throttled;
-    if (w->peak_memory_bytes) out.peak_memory_bytes = std::max(out.peak_memory_bytes.value_or(0), *w->peak_memory_bytes);
+    if (w->peak_memory_bytes)
+      out.peak_memory_bytes = std::max(out.peak_memory_bytes.value_or(0), *w->peak_memory_bytes);
     if (w->oom_requested_bytes && !out.oom_requested_bytes) out.oom_requested_bytes = w->oom_requested_bytes;
   }
 

@@ -22,9 +22,7 @@ std::vector<double> round_medians(const std::vector<double>& samples, const std:
   return out;
 }
 
-double effect_to_pct(double effect, bool log_scale) {
-  return (log_scale ? std::expm1(effect) : effect) * 100.0;
-}
+double effect_to_pct(double effect, bool log_scale) { return (log_scale ? std::expm1(effect) : effect) * 100.0; }
 
 namespace {
 

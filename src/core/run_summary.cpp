@@ -48,8 +48,8 @@ std::vector<run_row> run_rows(const result_file& r) {
     }
     for (const auto& [name, m] : w.metrics) {
       const std::string spread = m.median != 0 ? fmt::format("±{:.1f}%", 100.0 * m.stddev / std::fabs(m.median)) : "";
-      rows.push_back({terminal_text(w.id), w.clocks.throttled ? "ok*" : "ok", terminal_text(name), format_value(m.median),
-                      terminal_text(m.unit), spread, format_value(m.min), format_value(m.max)});
+      rows.push_back({terminal_text(w.id), w.clocks.throttled ? "ok*" : "ok", terminal_text(name),
+                      format_value(m.median), terminal_text(m.unit), spread, format_value(m.min), format_value(m.max)});
     }
   }
   return rows;

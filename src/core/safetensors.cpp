@@ -35,9 +35,7 @@ std::size_t safetensors_dtype_size(const std::string& d) {
   return 0;
 }
 
-std::string shape_string(const std::vector<std::int64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
-}
+std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
 std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path) {
   std::shared_ptr<safetensors_file> f(new safetensors_file());
@@ -60,8 +58,8 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
   std::uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<std::uint8_t>(base[i]);
   if (header_len > f->map_size_ - 8)
-    throw input_error(fmt::format("{}: header length {} exceeds the file size {} (truncated or not safetensors)",
-                                  path, header_len, f->map_size_));
+    throw input_error(fmt::format("{}: header length {} exceeds the file size {} (truncated or not safetensors)", path,
+                                  header_len, f->map_size_));
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(reinterpret_cast<const char*>(base + 8),
@@ -95,7 +93,9 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
     // The element count times the element size must not overflow: no file holds 2^62 bytes.
     std::uint64_t count = 1;
     for (const std::int64_t d : t.shape) {
-      if (d < 0) throw input_error(fmt::format("{}: tensor {}: negative dimension in shape {}", path, t.name, shape_string(t.shape)));
+      if (d < 0)
+        throw input_error(
+            fmt::format("{}: tensor {}: negative dimension in shape {}", path, t.name, shape_string(t.shape)));
       if (d != 0 && count > (std::uint64_t{1} << 62) / static_cast<std::uint64_t>(d) / es)
         throw input_error(fmt::format("{}: tensor {}: shape {} is too large", path, t.name, shape_string(t.shape)));
       count *= static_cast<std::uint64_t>(d);
@@ -104,8 +104,8 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
       throw input_error(fmt::format("{}: tensor {}: data [{}, {}) lies outside the {} data bytes (truncated file?)",
                                     path, t.name, t.begin, t.end, data_size));
     if (t.bytes() != count * es)
-      throw input_error(fmt::format("{}: tensor {}: {} bytes do not match shape {} of {}", path, t.name,
-                                    t.bytes(), shape_string(t.shape), t.dtype));
+      throw input_error(fmt::format("{}: tensor {}: {} bytes do not match shape {} of {}", path, t.name, t.bytes(),
+                                    shape_string(t.shape), t.dtype));
     f->tensors_.push_back(std::move(t));
   }
   return f;
@@ -166,8 +166,8 @@ const tensor_info& checkpoint::expect(const std::string& name, const std::vector
   const tensor_info* t = find(name);
   if (!t) throw input_error(fmt::format("{}: tensor {} is missing", source_, name));
   if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), t->dtype) == dtypes.end())
-    throw input_error(fmt::format("{}: tensor {}: dtype {} (expected {})", source_, name, t->dtype,
-                                  fmt::join(dtypes, " or ")));
+    throw input_error(
+        fmt::format("{}: tensor {}: dtype {} (expected {})", source_, name, t->dtype, fmt::join(dtypes, " or ")));
   if (t->shape != shape)
     throw input_error(fmt::format("{}: tensor {}: shape {} (expected {})", source_, name, shape_string(t->shape),
                                   shape_string(shape)));

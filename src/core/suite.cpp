@@ -7,13 +7,14 @@
 // nothing is returned partially.
 #include "cudabench/suite.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <sstream>
-#include <sys/stat.h>
+#include <unordered_map>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -27,9 +28,9 @@
 
 namespace cudabench {
 
-using nlohmann::ordered_json;
 using detail::describe;
 using detail::fail;
+using nlohmann::ordered_json;
 
 namespace {
 
@@ -74,7 +75,7 @@ class duplicate_key_finder {
     bool is_array;
     std::size_t index;  // arrays: index of the element being parsed
     std::set<std::string> keys;
-    std::string key;    // objects: the key being parsed
+    std::string key;  // objects: the key being parsed
   };
   void element_done() {
     if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
@@ -111,10 +112,9 @@ ordered_json parse_json(const std::string& text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     fail(source, "", "empty file (expected a JSON object with \"name\" and \"workloads\")");
   try {
-    root = ordered_json::parse(
-        text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {
-          return finder.on_event(e, parsed);
-        });
+    root = ordered_json::parse(text, [&finder](int, nlohmann::json::parse_event_t e, ordered_json& parsed) {
+      return finder.on_event(e, parsed);
+    });
   } catch (const too_deep& e) {
     fail(source, e.path, detail::too_deep_text());
   } catch (const nlohmann::json::parse_error& e) {
@@ -153,18 +153,16 @@ const kind_schema* find_schema(const kind_catalog& kinds, const std::string& kin
 
 // ---- top level --------------------------------------------------------------------------------
 
-void check_unknown_keys(const ordered_json& obj, const std::vector<std::string>& allowed,
-                        const std::string& source, const std::string& path) {
+void check_unknown_keys(const ordered_json& obj, const std::vector<std::string>& allowed, const std::string& source,
+                        const std::string& path) {
   for (const auto& item : obj.items()) {
     bool ok = false;
     for (const auto& a : allowed) ok = ok || a == item.key();
-    if (!ok)
-      fail(source, path, fmt::format("unknown key \"{}\" (expected {})", item.key(), join_keys(allowed)));
+    if (!ok) fail(source, path, fmt::format("unknown key \"{}\" (expected {})", item.key(), join_keys(allowed)));
   }
 }
 
-std::string get_string(const ordered_json& obj, const char* key, bool required,
-                       const std::string& source) {
+std::string get_string(const ordered_json& obj, const char* key, bool required, const std::string& source) {
   if (!obj.contains(key)) {
     if (required) fail(source, "", fmt::format("missing required key \"{}\" (expected a string)", key));
     return {};
@@ -191,7 +189,8 @@ run_settings parse_defaults(const ordered_json& root, const std::string& source)
     def.type = param_type::integer;
     def.min = min;
     def.max = max;
-    into = static_cast<int>(detail::check_value(def, d[key], source, std::string("defaults.") + key).get<std::int64_t>());
+    into =
+        static_cast<int>(detail::check_value(def, d[key], source, std::string("defaults.") + key).get<std::int64_t>());
   };
   integer("repetitions", 1, max_repetitions, out.repetitions);
   integer("warmup", 0, max_warmup, out.warmup);
@@ -236,8 +235,9 @@ resolved_entry resolve_entry(const ordered_json& entry, const std::string& path,
     if (item.key() == "kind" || schema->find(item.key())) continue;
     std::vector<std::string> names;
     for (const auto& p : schema->params) names.push_back(p.name);
-    fail(source, path, fmt::format("unknown key \"{}\" for kind {} (expected {})", item.key(), kind,
-                                   names.empty() ? std::string("no parameters") : join_keys(names)));
+    fail(source, path,
+         fmt::format("unknown key \"{}\" for kind {} (expected {})", item.key(), kind,
+                     names.empty() ? std::string("no parameters") : join_keys(names)));
   }
 
   resolved_entry out{schema, kind, {}};
@@ -257,8 +257,9 @@ resolved_entry resolve_entry(const ordered_json& entry, const std::string& path,
       a.values.push_back(detail::check_value(def, ordered_json(def.default_value), source,
                                              param_path + " (default of kind " + kind + ")"));
     } else if (def.required) {
-      fail(source, path, fmt::format("missing required parameter \"{}\" for kind {} (expected {})",
-                                     def.name, kind, detail::expected_phrase(def.type)));
+      fail(source, path,
+           fmt::format("missing required parameter \"{}\" for kind {} (expected {})", def.name, kind,
+                       detail::expected_phrase(def.type)));
     }
     out.axes.push_back(std::move(a));
   }
@@ -351,13 +352,15 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
     resolved.push_back(resolve_entry(entries[i], path, kinds, source));
     const expansion_size n = size_of(resolved.back());
     if (n.saturated || n.count > limit)
-      fail(source, path, fmt::format("expands to {} workloads ({}), more than the limit of {} (narrow the sweep, "
-                                     "or raise the limit with --max-workloads)",
-                                     count_text(n), n.axes, limit));
+      fail(source, path,
+           fmt::format("expands to {} workloads ({}), more than the limit of {} (narrow the sweep, "
+                       "or raise the limit with --max-workloads)",
+                       count_text(n), n.axes, limit));
     if (n.count > limit - total)
-      fail(source, path, fmt::format("the suite expands to {} workloads with this entry ({}{}), more than the "
-                                     "limit of {} (narrow the sweeps, or raise the limit with --max-workloads)",
-                                     total + n.count, n.count, n.axes.empty() ? "" : ": " + n.axes, limit));
+      fail(source, path,
+           fmt::format("the suite expands to {} workloads with this entry ({}{}), more than the "
+                       "limit of {} (narrow the sweeps, or raise the limit with --max-workloads)",
+                       total + n.count, n.count, n.axes.empty() ? "" : ": " + n.axes, limit));
     total += n.count;
   }
 
@@ -373,7 +376,8 @@ suite parse_suite(const std::string& text, const std::string& source, const kind
       if (!inserted) {
         if (it->second == i)
           fail(source, path, fmt::format("duplicate id \"{}\" (the entry expands to it more than once)", spec.id));
-        fail(source, path, fmt::format("duplicate id \"{}\" (workloads[{}] already expands to it)", spec.id, it->second));
+        fail(source, path,
+             fmt::format("duplicate id \"{}\" (workloads[{}] already expands to it)", spec.id, it->second));
       }
       s.workloads.push_back(std::move(spec));
     }
@@ -404,7 +408,8 @@ suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
   // happens to exist as, say, a directory still finds configs/NAME.json; a regular file wins.
   const bool looks_like_path = name_or_path.find('/') != std::string::npos || ends_with_json(name_or_path);
   const bool exists = path_exists(name_or_path);
-  if (exists && (looks_like_path || is_regular_file(name_or_path))) return parse_suite(read_suite_file(name_or_path), name_or_path, kinds, limits);
+  if (exists && (looks_like_path || is_regular_file(name_or_path)))
+    return parse_suite(read_suite_file(name_or_path), name_or_path, kinds, limits);
   if (looks_like_path && name_or_path.find('/') != std::string::npos)
     throw input_error(fmt::format("suite \"{}\" not found (no such file)", name_or_path));
 
@@ -428,8 +433,7 @@ suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
 namespace {
 const ordered_json& param_or_throw(const workload_spec& w, const std::string& key) {
   const auto it = w.params.find(key);
-  if (it == w.params.end())
-    throw input_error(fmt::format("workload \"{}\": parameter \"{}\" is missing", w.id, key));
+  if (it == w.params.end()) throw input_error(fmt::format("workload \"{}\": parameter \"{}\" is missing", w.id, key));
   return *it;
 }
 [[noreturn]] void wrong_type(const workload_spec& w, const std::string& key, const char* expected) {

@@ -17,7 +17,9 @@ nlohmann::ordered_json to_json(const run_settings& r) {
   return j;
 }
 
-nlohmann::ordered_json to_json(const workload_spec& w) { return {{"id", w.id}, {"kind", w.kind}, {"params", w.params}}; }
+nlohmann::ordered_json to_json(const workload_spec& w) {
+  return {{"id", w.id}, {"kind", w.kind}, {"params", w.params}};
+}
 
 nlohmann::ordered_json to_json(const std::vector<workload_spec>& workloads) {
   auto out = nlohmann::ordered_json::array();

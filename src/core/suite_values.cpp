@@ -55,28 +55,27 @@ std::string id_value(const nlohmann::ordered_json& v) {
 
 namespace {
 
-void check_range(const param_def& def, double value, const std::string& shown,
-                 const std::string& source, const std::string& path) {
+void check_range(const param_def& def, double value, const std::string& shown, const std::string& source,
+                 const std::string& path) {
   if (value < def.min) fail(source, path, fmt::format("{} is below the minimum {}", shown, format_number(def.min)));
   if (value > def.max) fail(source, path, fmt::format("{} is above the maximum {}", shown, format_number(def.max)));
 }
 
-[[noreturn]] void type_error(const param_def& def, const nlohmann::ordered_json& v,
-                             const std::string& source, const std::string& path) {
+[[noreturn]] void type_error(const param_def& def, const nlohmann::ordered_json& v, const std::string& source,
+                             const std::string& path) {
   fail(source, path, fmt::format("expected {}, got {}", expected_phrase(def.type), describe(v)));
 }
 
 }  // namespace
 
-nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered_json& v,
-                                   const std::string& source, const std::string& path) {
+nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered_json& v, const std::string& source,
+                                   const std::string& path) {
   switch (def.type) {
     case param_type::integer: {
       if (!v.is_number_integer()) type_error(def, v, source, path);
-      if (v.is_number_unsigned() &&
-          v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
-        fail(source, path, fmt::format("{} is above the maximum {}", v.dump(),
-                                       std::numeric_limits<std::int64_t>::max()));
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+        fail(source, path,
+             fmt::format("{} is above the maximum {}", v.dump(), std::numeric_limits<std::int64_t>::max()));
       const std::int64_t i = v.get<std::int64_t>();
       check_range(def, double(i), std::to_string(i), source, path);
       return nlohmann::ordered_json(i);
@@ -93,13 +92,14 @@ nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered
       // A string parameter becomes part of the workload id and is often a path: an ANSI escape,
       // NUL or direction override in it is never meant (dump() shows it as \u001b).
       if (has_control_text(s))
-        fail(source, path, fmt::format("{} contains a control character (parameters must be printable text)", v.dump()));
+        fail(source, path,
+             fmt::format("{} contains a control character (parameters must be printable text)", v.dump()));
       if (!def.choices.empty()) {
         bool allowed = false;
         for (const auto& c : def.choices) allowed = allowed || c == s;
         if (!allowed)
-          fail(source, path, fmt::format("unknown {} {} (expected {})", def.name, v.dump(),
-                                         fmt::join(def.choices, ", ")));
+          fail(source, path,
+               fmt::format("unknown {} {} (expected {})", def.name, v.dump(), fmt::join(def.choices, ", ")));
       }
       return v;
     }
@@ -138,9 +138,13 @@ struct unit {
 };
 constexpr unit k_units[] = {
     {"B", 1},
-    {"KB", 1000ull},           {"MB", 1000ull * 1000},          {"GB", 1000ull * 1000 * 1000},
+    {"KB", 1000ull},
+    {"MB", 1000ull * 1000},
+    {"GB", 1000ull * 1000 * 1000},
     {"TB", 1000ull * 1000 * 1000 * 1000},
-    {"KiB", 1ull << 10},       {"MiB", 1ull << 20},             {"GiB", 1ull << 30},
+    {"KiB", 1ull << 10},
+    {"MiB", 1ull << 20},
+    {"GiB", 1ull << 30},
     {"TiB", 1ull << 40},
 };
 

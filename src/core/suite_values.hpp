@@ -28,7 +28,7 @@ std::string id_value(const nlohmann::ordered_json& v);
 
 // Checks one scalar (not an array) against `def` and returns it normalised: bytes strings become
 // integers, `number` values become doubles. Throws input_error naming `source` and `path`.
-nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered_json& v,
-                                   const std::string& source, const std::string& path);
+nlohmann::ordered_json check_value(const param_def& def, const nlohmann::ordered_json& v, const std::string& source,
+                                   const std::string& path);
 
 }  // namespace cudabench::detail

@@ -88,7 +88,8 @@ void chart::dots(const std::vector<std::pair<double, double>>& xy, std::string_v
   if (xy.empty()) return;
   path_data d;
   for (const auto& [x, y] : xy) d.move(x, y).h(0);
-  out_ += fmt::format("<path class=\"pt {}\" data-points=\"{}\" d=\"{}\">", html::escape(css_class), xy.size(), d.str());
+  out_ +=
+      fmt::format("<path class=\"pt {}\" data-points=\"{}\" d=\"{}\">", html::escape(css_class), xy.size(), d.str());
   if (!title.empty()) out_ += "<title>" + html::escape(title) + "</title>";
   out_ += "</path>";
 }
@@ -100,8 +101,8 @@ void chart::path(const path_data& d, std::string_view css_class, std::string_vie
 }
 
 void chart::rect(double x, double y, double w, double h, std::string_view css_class) {
-  out_ += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", html::escape(css_class), num(x),
-                      num(y), num(std::max(0.0, w)), num(std::max(0.0, h)));
+  out_ += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", html::escape(css_class),
+                      num(x), num(y), num(std::max(0.0, w)), num(std::max(0.0, h)));
 }
 
 void chart::text(double x, double y, std::string_view s, std::string_view anchor, std::string_view css_class,

@@ -38,8 +38,8 @@ cublasLtEpilogue_t to_lt(gemm_epilogue e) {
 cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                    int batch, std::int64_t stride) {
   cublasLtMatrixLayout_t l = nullptr;
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows),
-                                                    static_cast<std::uint64_t>(cols), ld));
+  CUDABENCH_CHECK_CUBLAS(
+      cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), ld));
   if (batch > 1) {
     // Destroy `l` ourselves if an attribute write fails: nothing owns it yet.
     const cublasStatus_t s1 =
@@ -93,8 +93,10 @@ lt_matmul::lt_matmul(const blaslt_context& ctx, const gemm_shape& s, const gemm_
       c_bytes_(element_bytes(t.c)),
       float_scale_(t.scale == CUDA_R_32F) {
   CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, t.compute, t.scale));
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &s.trans_a, sizeof(s.trans_a)));
-  CUDABENCH_CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &s.trans_b, sizeof(s.trans_b)));
+  CUDABENCH_CHECK_CUBLAS(
+      cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &s.trans_a, sizeof(s.trans_a)));
+  CUDABENCH_CHECK_CUBLAS(
+      cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &s.trans_b, sizeof(s.trans_b)));
   // fp8 keeps the default scales (1.0) and no fast accumulation, like torch._scaled_mm's defaults.
   if (epilogue != gemm_epilogue::none) {
     const cublasLtEpilogue_t epi = to_lt(epilogue);

@@ -10,8 +10,8 @@ namespace cudabench {
 
 void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
   (void)cudaGetLastError();  // clear a sticky-free error so later calls are not blamed
-  const std::string msg = fmt::format("{} failed: {} ({}) at {}:{}", expr, cudaGetErrorName(err),
-                                      cudaGetErrorString(err), file, line);
+  const std::string msg =
+      fmt::format("{} failed: {} ({}) at {}:{}", expr, cudaGetErrorName(err), cudaGetErrorString(err), file, line);
   if (err == cudaErrorMemoryAllocation) throw oom_error(msg, 0);
   throw cuda_error(msg);
 }

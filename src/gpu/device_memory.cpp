@@ -26,15 +26,15 @@ void* device_allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   const std::uint64_t limit = g_limit;
   if (limit != 0 && g_current + bytes > limit)
-    throw oom_error(fmt::format("allocation of {} would exceed --mem-limit {} ({} in use)", gib(bytes),
-                                gib(limit), gib(g_current)),
+    throw oom_error(fmt::format("allocation of {} would exceed --mem-limit {} ({} in use)", gib(bytes), gib(limit),
+                                gib(g_current)),
                     bytes);
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, bytes);
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    throw oom_error(fmt::format("cudaMalloc of {} failed: out of device memory ({} in use by cudabench)",
-                                gib(bytes), gib(g_current)),
+    throw oom_error(fmt::format("cudaMalloc of {} failed: out of device memory ({} in use by cudabench)", gib(bytes),
+                                gib(g_current)),
                     bytes);
   }
   if (err != cudaSuccess) throw_cuda_error(err, "cudaMalloc", __FILE__, __LINE__);

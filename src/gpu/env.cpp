@@ -74,15 +74,18 @@ std::optional<std::string> device_problem(int device) {
   cudaDriverGetVersion(&drv);  // 0 when no driver (libcuda.so.1) could be loaded at all
   cudaRuntimeGetVersion(&rt);
   if (drv == 0 && (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice || err == cudaSuccess))
-    return fmt::format("no NVIDIA driver was found (libcuda.so.1 is not installed or cannot be loaded), so there is no "
-                       "GPU to run on; {}",
-                       works_without);
+    return fmt::format(
+        "no NVIDIA driver was found (libcuda.so.1 is not installed or cannot be loaded), so there is no "
+        "GPU to run on; {}",
+        works_without);
   if (err == cudaErrorInsufficientDriver)
-    return fmt::format("the NVIDIA driver supports CUDA {}, older than this build's runtime {}; update the driver "
-                       "({})",
-                       cuda_version_string(drv), cuda_version_string(rt), works_without);
+    return fmt::format(
+        "the NVIDIA driver supports CUDA {}, older than this build's runtime {}; update the driver "
+        "({})",
+        cuda_version_string(drv), cuda_version_string(rt), works_without);
   if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-    return fmt::format("no NVIDIA GPU was found (driver for CUDA {} present); {}", cuda_version_string(drv), works_without);
+    return fmt::format("no NVIDIA GPU was found (driver for CUDA {} present); {}", cuda_version_string(drv),
+                       works_without);
   if (err != cudaSuccess)
     return fmt::format("cannot use the CUDA driver: {} ({}); {}", cudaGetErrorName(err), cudaGetErrorString(err),
                        works_without);
@@ -153,7 +156,8 @@ nlohmann::ordered_json probe_environment(int device, const std::string& label) {
   d["max_sm_clock_mhz"] = opt(nvml.max_sm_clock_mhz());
   d["max_memory_clock_mhz"] = opt(nvml.max_memory_clock_mhz());
   d["power_limit_w"] = opt(nvml.power_limit_w());
-  d["ecc"] = nvml.ecc_enabled() ? nlohmann::ordered_json(*nvml.ecc_enabled()) : nlohmann::ordered_json(p.ECCEnabled != 0);
+  d["ecc"] =
+      nvml.ecc_enabled() ? nlohmann::ordered_json(*nvml.ecc_enabled()) : nlohmann::ordered_json(p.ECCEnabled != 0);
   d["mig"] = opt(nvml.mig_enabled());
   if (!nvml.available()) e["nvml"] = "unavailable: " + nvml.unavailable_reason() + " (clocks not recorded)";
   return e;

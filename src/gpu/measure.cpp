@@ -142,7 +142,8 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
     double warmed = end.since(start);  // a heavy workload's counted warm-up already covers warmup_ms
     if (opts.settings.warmup_ms > 0) {
-      for (long batch = 1; warmed < opts.settings.warmup_ms && !stop; batch = std::min(2 * batch, kMaxRunsPerRepetition)) {
+      for (long batch = 1; warmed < opts.settings.warmup_ms && !stop;
+           batch = std::min(2 * batch, kMaxRunsPerRepetition)) {
         start.record(ctx.stream);
         for (long i = 0; i < batch; ++i) {
           if (flusher) flusher->flush(ctx.stream);
@@ -163,8 +164,8 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     end.record(ctx.stream);
     CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
     const double one_ms = std::max(1e-4, static_cast<double>(end.since(start)));
-    const long runs = std::clamp<long>(static_cast<long>(std::ceil(opts.settings.min_time_ms / one_ms)), 1,
-                                       kMaxRunsPerRepetition);
+    const long runs =
+        std::clamp<long>(static_cast<long>(std::ceil(opts.settings.min_time_ms / one_ms)), 1, kMaxRunsPerRepetition);
 
     measurement m;
     for (int rep = 0; rep < opts.settings.repetitions; ++rep) {

@@ -19,10 +19,14 @@ F sym(void* lib, const char* name) {
 }  // namespace
 
 std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
-  static const std::pair<std::uint64_t, const char*> kReasons[] = {
-      {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},        {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"}, {0x40, "hw_thermal_slowdown"},
-      {0x80, "hw_power_brake_slowdown"},    {0x100, "display_clock_setting"}};
+  static const std::pair<std::uint64_t, const char*> kReasons[] = {{0x2, "applications_clocks_setting"},
+                                                                   {0x4, "sw_power_cap"},
+                                                                   {0x8, "hw_slowdown"},
+                                                                   {0x10, "sync_boost"},
+                                                                   {0x20, "sw_thermal_slowdown"},
+                                                                   {0x40, "hw_thermal_slowdown"},
+                                                                   {0x80, "hw_power_brake_slowdown"},
+                                                                   {0x100, "display_clock_setting"}};
   std::vector<std::string> out;
   for (const auto& [bit, name] : kReasons)
     if (mask & bit) out.emplace_back(name);
@@ -157,7 +161,8 @@ std::optional<std::vector<nvml_device::process>> nvml_device::compute_processes(
       if (r != 0) return std::nullopt;
       std::vector<process> out;
       for (unsigned i = 0; i < n && i < buf.size(); ++i)
-        out.push_back({buf[i].pid, buf[i].used == kNotAvailable ? std::nullopt : std::optional<std::uint64_t>(buf[i].used)});
+        out.push_back(
+            {buf[i].pid, buf[i].used == kNotAvailable ? std::nullopt : std::optional<std::uint64_t>(buf[i].used)});
       return out;
     }
     return std::nullopt;

@@ -1,12 +1,13 @@
 // run_suite(): the loop over workloads, progress to the observer, and the result file rewritten
 // atomically after every workload.
+#include "cudabench/runner.hpp"
+
 #include <cuda_runtime.h>
 
 #include "cudabench/build_config.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/env.hpp"
 #include "cudabench/gpu_processes.hpp"
-#include "cudabench/runner.hpp"
 
 namespace cudabench {
 
@@ -22,8 +23,8 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   memory_tracker::set_limit(opts.mem_limit);
 
   result_file out;
-  out.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT},
-              {"argv", opts.argv}};
+  out.tool = {
+      {"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT}, {"argv", opts.argv}};
   out.build = build_info();
   out.environment = probe_environment(opts.device, opts.label);
   if (others) out.environment["other_processes"] = *others;

@@ -5,9 +5,7 @@
 
 namespace cudabench {
 
-metric time_metric(const std::vector<double>& per_run_ms) {
-  return make_metric("ms", better::lower, per_run_ms);
-}
+metric time_metric(const std::vector<double>& per_run_ms) { return make_metric("ms", better::lower, per_run_ms); }
 
 metric rate_metric(const std::string& unit, double amount_per_run, double scale,
                    const std::vector<double>& per_run_ms) {

@@ -67,7 +67,8 @@ bool barrier(int device) {
   std::ofstream(dir + "/started-" + std::to_string(device) + "-" + std::to_string(getpid())) << "x";
   for (int i = 0; i < 1000; ++i) {
     std::size_t n = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.path().filename().string().rfind("started-", 0) == 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      n += e.path().filename().string().rfind("started-", 0) == 0;
     if (n >= want) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

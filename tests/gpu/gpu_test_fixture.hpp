@@ -41,7 +41,7 @@ class gpu_fixture : public ::testing::Test {
 
 // Skips the calling test (returns from it) when there is no CUDA device; `what` (a string
 // literal) completes the message "no CUDA device: ...".
-#define CUDABENCH_REQUIRE_GPU(what) \
-  do {                              \
+#define CUDABENCH_REQUIRE_GPU(what)                                                  \
+  do {                                                                               \
     if (!::cudabench::gpu_test::have_gpu()) GTEST_SKIP() << "no CUDA device: " what; \
   } while (0)

@@ -59,8 +59,8 @@ TEST(CliRunE2E, InterruptKeepsFinishedWorkloads) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    execl(CUDABENCH_BINARY, CUDABENCH_BINARY, "--suite", "quick", "--min-time-ms", "200", "-q", "-o",
-          out.c_str(), static_cast<char*>(nullptr));
+    execl(CUDABENCH_BINARY, CUDABENCH_BINARY, "--suite", "quick", "--min-time-ms", "200", "-q", "-o", out.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   // Wait until the file holds at least one finished workload, then press Ctrl-C.

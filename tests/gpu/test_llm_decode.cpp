@@ -22,11 +22,11 @@
 #include "cudabench/cuda_handles.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "workloads/llm_decode/weights.hpp"
 #include "workloads/llm_decode/llm_decode.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
-#include "gpu_test_fixture.hpp"
+#include "workloads/llm_decode/weights.hpp"
 
 using namespace cudabench;
 namespace fs = std::filesystem;
@@ -107,8 +107,8 @@ TEST(LlmDecode, TinyPresetVerifiesAndReportsMetrics) {
     const metric_list ms = w->metrics(m);
     std::vector<std::string> names;
     for (const auto& [name, met] : ms) names.push_back(name);
-    EXPECT_EQ(names, (std::vector<std::string>{"decode_tokens_per_s", "tpot_ms", "ttft_ms", "total_ms", "bandwidth_gbps",
-                                               "peak_memory_gb", "weights_gb"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"decode_tokens_per_s", "tpot_ms", "ttft_ms", "total_ms",
+                                               "bandwidth_gbps", "peak_memory_gb", "weights_gb"}));
     EXPECT_EQ(ms[0].second.samples.size(), 2u);
     EXPECT_GT(ms[0].second.median, 0.0);
     EXPECT_NEAR(ms[5].second.median, 0.123456789, 1e-12);
@@ -203,8 +203,8 @@ TEST(LlmDecode, EveryAttentionSplitVerifies) {
 
 TEST(LlmDecode, CorruptedWeightsFailVerification) {
   REQUIRE_GPU();
-  for (const char* tensor : {"model.norm.weight", "model.layers.0.mlp.down_proj.weight",
-                             "model.layers.1.self_attn.v_proj.weight"}) {
+  for (const char* tensor :
+       {"model.norm.weight", "model.layers.0.mlp.down_proj.weight", "model.layers.1.self_attn.v_proj.weight"}) {
     harness h;
     auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 32));
     w->setup(h.ctx);
@@ -272,10 +272,11 @@ TEST(LlmDecode, Llama2_7bTimingPrintout) {
     measurement m;
     m.per_run_ms = {1.0};
     const metric_list ms = w->metrics(m);
-    std::printf("llama-2-7b fp16 128->256, programmatic launch %s: decode %.1f tokens/s, tpot %.3f ms, ttft %.3f ms, "
-                "%.0f GB/s\n  %s\n",
-                w->engine().programmatic_launch() ? "on" : "off", ms[0].second.median, ms[1].second.median,
-                ms[2].second.median, ms[4].second.median, w->engine().tuning().c_str());
+    std::printf(
+        "llama-2-7b fp16 128->256, programmatic launch %s: decode %.1f tokens/s, tpot %.3f ms, ttft %.3f ms, "
+        "%.0f GB/s\n  %s\n",
+        w->engine().programmatic_launch() ? "on" : "off", ms[0].second.median, ms[1].second.median, ms[2].second.median,
+        ms[4].second.median, w->engine().tuning().c_str());
     const auto tokens = w->engine().read_tokens(h.stream);
     for (int t : tokens) ASSERT_TRUE(t >= 0 && t < 32000);
   }
@@ -386,8 +387,8 @@ TEST(LlmDecode, CheckpointDirectoryLoadsAndVerifies) {
     auto w = make_workload(make_spec(dir, "checkpoint", "fp16", 8, 20));
     w->setup(h.ctx);
     const validation_outcome v = w->verify(h.ctx);
-    std::printf("checkpoint (%s): passed=%d max_rel_error=%.3g\n  %s\n", f32 ? "F32" : "F16", v.passed,
-                v.max_rel_error, v.message.c_str());
+    std::printf("checkpoint (%s): passed=%d max_rel_error=%.3g\n  %s\n", f32 ? "F32" : "F16", v.passed, v.max_rel_error,
+                v.message.c_str());
     EXPECT_TRUE(v.passed) << v.message;
     // The same directory with random weights uses the config only.
     auto r = make_workload(make_spec(dir, "random", "fp16", 8, 20));

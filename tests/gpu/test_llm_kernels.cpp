@@ -11,6 +11,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"
@@ -19,7 +20,6 @@
 #include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 #include "kernels/llm_decode/swiglu.cuh"
-#include "gpu_test_fixture.hpp"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;
@@ -161,15 +161,15 @@ TEST(LlmKernels, GemvEveryPrologueEpilogueAndPackWidth) {
   // k = 256 (16-byte packs), 700 (8-byte), 262 (4-byte), 257 (2-byte); n not a multiple of 8.
   for (int kdim : {256, 700, 262, 257})
     for (auto in : {k::gemv_input::vector, k::gemv_input::rmsnorm})
-      for (auto out : {k::gemv_output::store, k::gemv_output::store_f32, k::gemv_output::add_residual,
-                       k::gemv_output::swiglu})
+      for (auto out :
+           {k::gemv_output::store, k::gemv_output::store_f32, k::gemv_output::add_residual, k::gemv_output::swiglu})
         run_gemv_case({37, kdim, in, out});
 }
 
 TEST(LlmKernels, GemvAtLlama7bRowLengths) {
   REQUIRE_GPU();
-  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::store});      // q/k/v, lm_head
-  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::swiglu});     // gate/up
+  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::store});         // q/k/v, lm_head
+  run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::swiglu});        // gate/up
   run_gemv_case({100, 11008, k::gemv_input::vector, k::gemv_output::add_residual});  // down_proj
   run_gemv_case({4096, 4096, k::gemv_input::vector, k::gemv_output::add_residual});  // o_proj, full size
 }
@@ -269,13 +269,14 @@ TEST(LlmKernels, RopeAndKvAppend) {
 
 namespace {
 // Softmax attention of one query over keys 0..len-1 of one KV head, in double.
-std::vector<double> naive_attention(const float* q, const std::vector<float>& kc, const std::vector<float>& vc,
-                                    int kvh, int max_len, int hd, int len) {
+std::vector<double> naive_attention(const float* q, const std::vector<float>& kc, const std::vector<float>& vc, int kvh,
+                                    int max_len, int hd, int len) {
   std::vector<double> s(len), out(hd, 0.0);
   double mx = -1e300, sum = 0;
   for (int t = 0; t < len; ++t) {
     double dot = 0;
-    for (int d = 0; d < hd; ++d) dot += static_cast<double>(q[d]) * kc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
+    for (int d = 0; d < hd; ++d)
+      dot += static_cast<double>(q[d]) * kc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
     s[t] = dot / std::sqrt(static_cast<double>(hd));
     mx = std::max(mx, s[t]);
   }

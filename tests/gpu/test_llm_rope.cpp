@@ -26,9 +26,9 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
-#include "gpu_test_fixture.hpp"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm;
@@ -42,23 +42,27 @@ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <class T>
 T from_f(float v);
 template <>
-__half from_f<__half>(float v) { return __float2half_rn(v); }
+__half from_f<__half>(float v) {
+  return __float2half_rn(v);
+}
 template <>
-__nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+__nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
 
 template <class T>
 struct traits;
 template <>
 struct traits<__half> {
   static constexpr const char* name = "fp16";
-  static constexpr double u = 1.0 / 2048;           // 2^-11
+  static constexpr double u = 1.0 / 2048;                               // 2^-11
   static constexpr double subnormal_half_ulp = 2.9802322387695312e-08;  // 2^-25
   static constexpr double min_normal = 6.103515625e-05;                 // 2^-14
 };
 template <>
 struct traits<__nv_bfloat16> {
   static constexpr const char* name = "bf16";
-  static constexpr double u = 1.0 / 256;  // 2^-8
+  static constexpr double u = 1.0 / 256;           // 2^-8
   static constexpr double subnormal_half_ulp = 0;  // fp32's range: no subnormal factor or product here
   static constexpr double min_normal = 1.1754943508222875e-38;
 };
@@ -138,8 +142,8 @@ void check_long_positions(int hd, double theta) {
       factor_worst[b] = std::max(factor_worst[b], fr);
       const float a32 = static_cast<float>(p) * inv_freq32[i];
       const double c32 = to_f(from_f<T>(std::cos(a32))), s32 = to_f(from_f<T>(std::sin(a32)));
-      fp32_worst[b] = std::max({fp32_worst[b], std::abs(c32 - c) / factor_bound<T>(c),
-                                std::abs(s32 - sn) / factor_bound<T>(sn)});
+      fp32_worst[b] =
+          std::max({fp32_worst[b], std::abs(c32 - c) / factor_bound<T>(c), std::abs(s32 - sn) / factor_bound<T>(sn)});
       if (fr > 1 && ++failures <= 5)
         ADD_FAILURE() << traits<T>::name << " hd " << hd << " theta " << theta << " position " << p << " pair " << i
                       << ": factors (" << gc << ", " << gs << ") vs (" << c << ", " << sn << ")";
@@ -183,8 +187,8 @@ void check_long_positions(int hd, double theta) {
   device_buffer<int> dpos(1);
   device_buffer<T> one(stride);
   for (int p : {1, 4095, 20000, max_len - 1}) {
-    CUDABENCH_CHECK_CUDA(cudaMemcpy(one.get(), qkv.data() + static_cast<std::size_t>(p) * stride, one.bytes(),
-                                    cudaMemcpyHostToDevice));
+    CUDABENCH_CHECK_CUDA(
+        cudaMemcpy(one.get(), qkv.data() + static_cast<std::size_t>(p) * stride, one.bytes(), cudaMemcpyHostToDevice));
     CUDABENCH_CHECK_CUDA(cudaMemcpy(dpos.get(), &p, sizeof(int), cudaMemcpyHostToDevice));
     CUDABENCH_CHECK_CUDA(cudaMemset(kc.get(), 0, kc.bytes()));
     k::rope_kv_shape d = s;
@@ -193,8 +197,8 @@ void check_long_positions(int hd, double theta) {
     CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<T> q1(stride), k1(hd);
     CUDABENCH_CHECK_CUDA(cudaMemcpy(q1.data(), one.get(), one.bytes(), cudaMemcpyDeviceToHost));
-    CUDABENCH_CHECK_CUDA(cudaMemcpy(k1.data(), kc.get() + static_cast<std::size_t>(p) * hd, hd * sizeof(T),
-                                    cudaMemcpyDeviceToHost));
+    CUDABENCH_CHECK_CUDA(
+        cudaMemcpy(k1.data(), kc.get() + static_cast<std::size_t>(p) * hd, hd * sizeof(T), cudaMemcpyDeviceToHost));
     for (int j = 0; j < nh * hd; ++j)
       EXPECT_EQ(to_f(q1[j]), to_f(got[static_cast<std::size_t>(p) * stride + j])) << "decode q, position " << p;
     for (int j = 0; j < hd; ++j)

@@ -1,19 +1,18 @@
 // GPU tests for the matmul workload: every dtype at small non-square sizes (plain and batched)
 // passes validation against the double-precision reference, and a corrupted output fails it.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "workloads/matmul/matmul.hpp"
 #include "workloads/matmul/matmul_workload.hpp"
-#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {

@@ -1,21 +1,20 @@
 // GPU tests for the memory_bandwidth workload: every op at 64 MiB passes validation, a corrupted
 // destination (a single byte, anywhere) is detected, and the copy kernel handles ragged sizes.
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include "cudabench/device_memory.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/memory_bandwidth/byte_pattern.cuh"
 #include "kernels/memory_bandwidth/copy_vec16.cuh"
 #include "workloads/memory_bandwidth/memory_bandwidth.hpp"
 #include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
-#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {
@@ -96,21 +95,21 @@ TEST_F(memory_bandwidth_gpu, copy_kernel_ragged_sizes) {
   const int resident = kernels::copy_vec16_resident_blocks(0);
   ASSERT_GE(resident, props_.multiProcessorCount);
   for (int blocks : {resident, 3})
-  for (std::size_t bytes : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{4097},
-                            std::size_t{(3u << 20) + 7}, std::size_t{(48u << 20) + 24}}) {
-    device_buffer<std::byte> src(bytes), dst(bytes);
-    device_buffer<kernels::mismatch_report> report(1);
-    kernels::byte_pattern pattern;
-    pattern.seed = 1234 + bytes;
-    kernels::fill_byte_pattern(src.get(), bytes, pattern, stream_);
-    ASSERT_EQ(cudaMemsetAsync(dst.get(), 0x5A, bytes, stream_), cudaSuccess);
-    kernels::copy_vec16(dst.get(), src.get(), bytes, blocks, stream_);
-    kernels::count_pattern_mismatches(dst.get(), bytes, pattern, report.get(), stream_);
-    kernels::mismatch_report r;
-    ASSERT_EQ(cudaMemcpyAsync(&r, report.get(), sizeof(r), cudaMemcpyDeviceToHost, stream_), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
-    EXPECT_EQ(r.mismatched_words, 0u) << bytes << " bytes, first bad offset " << r.first_offset;
-  }
+    for (std::size_t bytes : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{4097},
+                              std::size_t{(3u << 20) + 7}, std::size_t{(48u << 20) + 24}}) {
+      device_buffer<std::byte> src(bytes), dst(bytes);
+      device_buffer<kernels::mismatch_report> report(1);
+      kernels::byte_pattern pattern;
+      pattern.seed = 1234 + bytes;
+      kernels::fill_byte_pattern(src.get(), bytes, pattern, stream_);
+      ASSERT_EQ(cudaMemsetAsync(dst.get(), 0x5A, bytes, stream_), cudaSuccess);
+      kernels::copy_vec16(dst.get(), src.get(), bytes, blocks, stream_);
+      kernels::count_pattern_mismatches(dst.get(), bytes, pattern, report.get(), stream_);
+      kernels::mismatch_report r;
+      ASSERT_EQ(cudaMemcpyAsync(&r, report.get(), sizeof(r), cudaMemcpyDeviceToHost, stream_), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      EXPECT_EQ(r.mismatched_words, 0u) << bytes << " bytes, first bad offset " << r.first_offset;
+    }
 }
 
 TEST_F(memory_bandwidth_gpu, pattern_matches_host_definition) {

@@ -19,12 +19,12 @@
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "workloads/resnet50/conv_layer.hpp"
-#include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet50.hpp"
 #include "workloads/resnet50/resnet50_workload.hpp"
-#include "gpu_test_fixture.hpp"
+#include "workloads/resnet50/resnet_model.hpp"
 
 namespace cudabench {
 namespace {

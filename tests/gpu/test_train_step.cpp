@@ -14,9 +14,9 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 #include "workloads/train_step/validate.hpp"
-#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {

@@ -15,11 +15,11 @@
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
+#include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention.cuh"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/validate.hpp"
-#include "gpu_test_fixture.hpp"
 
 namespace cudabench {
 namespace {

@@ -67,7 +67,8 @@ std::vector<run_case> read_cases(const std::string& path) {
     std::istringstream fields(line);
     run_case c;
     if (!(fields >> c.prompt_file >> c.max_length >> c.out_dir) || c.max_length <= 0)
-      throw cudabench::input_error(path + ": expected \"PROMPT_FILE MAX_LENGTH OUT_DIR [COUNT]\", got \"" + line + "\"");
+      throw cudabench::input_error(path + ": expected \"PROMPT_FILE MAX_LENGTH OUT_DIR [COUNT]\", got \"" + line +
+                                   "\"");
     if (!(fields >> c.count)) c.count = 1;
     if (c.count <= 0) throw cudabench::input_error(path + ": COUNT must be positive in \"" + line + "\"");
     cases.push_back(c);

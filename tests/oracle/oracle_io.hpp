@@ -22,10 +22,8 @@ struct args {
       std::string k = argv[i];
       if (k.rfind("--", 0) != 0) throw std::invalid_argument("expected --key, got " + k);
       k = k.substr(2);
-      if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
-        kv[k] = argv[++i];
-      else
-        kv[k] = "1";  // a flag
+      if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) kv[k] = argv[++i];
+      else kv[k] = "1";  // a flag
     }
   }
   std::string str(const std::string& k, const std::string& def = "") const {

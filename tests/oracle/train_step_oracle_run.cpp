@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
                                                 {"scale", scale_t},
                                                 {"hparams", hp}});
     std::printf("train_step_oracle_run: %s layers %d hidden %d batch %d, loss %.6g, scale %g -> %s\n",
-                dtype_name(c.kind), c.layers, c.hidden, c.batch, loss.data[0],
-                scale, a.str("out").c_str());
+                dtype_name(c.kind), c.layers, c.hidden, c.batch, loss.data[0], scale, a.str("out").c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "train_step_oracle_run: %s\n", e.what());

@@ -57,8 +57,12 @@ inline workload_result rounds_workload(const std::string& id, const std::string&
 inline result_file make_file(const std::string& label, std::vector<workload_result> ws,
                              const std::string& gpu = "NVIDIA H200", const std::string& toolkit = "12.4.131") {
   result_file r;
-  r.environment = {{"label", label}, {"driver_version", "580.159.04"}, {"cuda_runtime", toolkit.substr(0, 4)},
-                   {"cublas", "12.4.5"}, {"cudnn", "9.1.0"}, {"device", {{"name", gpu}}}};
+  r.environment = {{"label", label},
+                   {"driver_version", "580.159.04"},
+                   {"cuda_runtime", toolkit.substr(0, 4)},
+                   {"cublas", "12.4.5"},
+                   {"cudnn", "9.1.0"},
+                   {"device", {{"name", gpu}}}};
   r.build = {{"cuda_toolkit", toolkit}, {"cuda_architectures", "90"}, {"build_type", "Release"}};
   r.workloads = std::move(ws);
   return r;

@@ -43,7 +43,7 @@ kind_schema noop_schema() {
 }
 
 const kind_row_name noop_names{"noop",
-                                {row_part("mode"), row_part_bytes("bytes"), row_part("batch", "batch ", "", "1")}};
+                               {row_part("mode"), row_part_bytes("bytes"), row_part("batch", "batch ", "", "1")}};
 
 suite parse(const std::string& workloads) {
   return parse_suite(R"({"name": "t", "workloads": [)" + workloads + "]}", "t.json", {noop_schema()});

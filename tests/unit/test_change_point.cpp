@@ -21,7 +21,8 @@ std::vector<double> series(std::uint64_t seed, int n, double sd, int at = -1, do
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0.0, sd);
   std::vector<double> v;
-  for (int i = 0; i < n; ++i) v.push_back(100.0 * std::exp(noise(rng)) * (at >= 0 && i >= at ? 1 + step_pct / 100 : 1.0));
+  for (int i = 0; i < n; ++i)
+    v.push_back(100.0 * std::exp(noise(rng)) * (at >= 0 && i >= at ? 1 + step_pct / 100 : 1.0));
   return v;
 }
 
@@ -45,11 +46,13 @@ TEST(ChangePoint, FindsAPlantedFivePercentStepAtTheRightRun) {
     extra += cps.size() > 1;
   }
   EXPECT_EQ(found, 200);
-  EXPECT_EQ(near, 200);    // always within one run
-  EXPECT_GE(exact, 196);   // measured: 198 of 200 exactly at run 20
-  EXPECT_LE(extra, 2);     // a second, spurious step is rare
-  std::printf("[ measured ] planted -5%% step, 1%% noise, 30 nights: found %d/200, at the right run %d/200, "
-              "within one run %d/200, with an extra step %d/200\n", found, exact, near, extra);
+  EXPECT_EQ(near, 200);   // always within one run
+  EXPECT_GE(exact, 196);  // measured: 198 of 200 exactly at run 20
+  EXPECT_LE(extra, 2);    // a second, spurious step is rare
+  std::printf(
+      "[ measured ] planted -5%% step, 1%% noise, 30 nights: found %d/200, at the right run %d/200, "
+      "within one run %d/200, with an extra step %d/200\n",
+      found, exact, near, extra);
 }
 
 TEST(ChangePoint, ReportsSizeLevelsAndSignificance) {
@@ -68,14 +71,17 @@ TEST(ChangePoint, FlatNoisySeriesYieldNoStepOverManySeeds) {
   // never shows a step; with no threshold the permutation test alone keeps the rate near alpha.
   change_point_options opt;
   int with_threshold = 0;
-  for (std::uint64_t seed = 1; seed <= 2000; ++seed) with_threshold += !detect_change_points(series(seed, 30, 0.01), opt).empty();
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed)
+    with_threshold += !detect_change_points(series(seed, 30, 0.01), opt).empty();
   opt.threshold_pct = 0;
   int test_only = 0;
-  for (std::uint64_t seed = 1; seed <= 2000; ++seed) test_only += !detect_change_points(series(seed, 30, 0.01), opt).empty();
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed)
+    test_only += !detect_change_points(series(seed, 30, 0.01), opt).empty();
   EXPECT_LE(with_threshold, 2);  // measured 0 of 2000
   EXPECT_LE(test_only, 8);       // measured 3 of 2000 (0.15%, alpha 0.1%, binomial sd 0.07%)
-  std::printf("[ measured ] flat 30-night series, 1%% noise: a step in %d/2000 (threshold 2%%), %d/2000 (no threshold)\n",
-              with_threshold, test_only);
+  std::printf(
+      "[ measured ] flat 30-night series, 1%% noise: a step in %d/2000 (threshold 2%%), %d/2000 (no threshold)\n",
+      with_threshold, test_only);
 }
 
 TEST(ChangePoint, NightlyNewStepRateOnAFlatSeriesIsLow) {
@@ -88,7 +94,8 @@ TEST(ChangePoint, NightlyNewStepRateOnAFlatSeriesIsLow) {
     std::vector<std::size_t> before;
     for (int n = 6; n <= 40; ++n) {
       std::vector<std::size_t> now;
-      for (const auto& c : detect_change_points(std::vector<double>(v.begin(), v.begin() + n), opt)) now.push_back(c.index);
+      for (const auto& c : detect_change_points(std::vector<double>(v.begin(), v.begin() + n), opt))
+        now.push_back(c.index);
       if (n > 6) {
         ++nights;
         for (auto i : now)

@@ -36,7 +36,8 @@ run_result compare(const std::string& args) {
 TEST(CliCompare, NoRegressionFlagMeansExitZero) {
   const auto r = compare("cu121.json cu124.json");
   EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("CUDA 12.4 vs CUDA 12.1: 1 improved, 1 regressed, 1 unchanged, 1 inconclusive"), std::string::npos)
+  EXPECT_NE(r.out.find("CUDA 12.4 vs CUDA 12.1: 1 improved, 1 regressed, 1 unchanged, 1 inconclusive"),
+            std::string::npos)
       << r.out;
 }
 
@@ -62,7 +63,8 @@ TEST(CliCompare, BadInputIsExitTwoWithTheFileNamed) {
            {"cu121.json schema_v2.json", "schema_v2.json: schema_version: result schema version 2.0 is not supported"},
            {"cu121.json bad_sample_type.json",
             "bad_sample_type.json: workloads[2].metrics.gbps.samples[1]: expected a number, got string"},
-           {"cu121.json nan_sample.json", "nan_sample.json: workloads[0].metrics.time_ms.samples[3]: expected a number, got null"},
+           {"cu121.json nan_sample.json",
+            "nan_sample.json: workloads[0].metrics.time_ms.samples[3]: expected a number, got null"},
            {"cu121.json disjoint.json", "no workload in common between the baseline cu121.json and disjoint.json"},
            {"cu121.json cu124.json --filter 'nothing*'", "no workload in common"},
            {"cu121.json cu124.json --metric nonexistent", "no workload has the requested metric(s)"},
@@ -83,13 +85,15 @@ TEST(CliCompare, OutputFileGetsTheReport) {
   const auto r = compare("cu121.json cu124.json --format markdown -o '" + out + "'");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out, "");  // nothing on stdout
-  EXPECT_EQ(cudabench::test::read_text(out), cudabench::test::read_text(cudabench::test::data_path("expected/compare_2way.md")));
+  EXPECT_EQ(cudabench::test::read_text(out),
+            cudabench::test::read_text(cudabench::test::data_path("expected/compare_2way.md")));
   std::remove(out.c_str());
 }
 
 TEST(CliCompare, EveryFormatOnStdoutMatchesTheGoldenFiles) {
   // The table names the files; run from the data directory they are the bare names, as in the goldens.
-  EXPECT_EQ(compare("cu121.json cu124.json").out, cudabench::test::read_text(cudabench::test::data_path("expected/compare_2way.txt")));
+  EXPECT_EQ(compare("cu121.json cu124.json").out,
+            cudabench::test::read_text(cudabench::test::data_path("expected/compare_2way.txt")));
   EXPECT_EQ(compare("cu121.json cu124.json cu126.json --format markdown").out,
             cudabench::test::read_text(cudabench::test::data_path("expected/compare_3way.md")));
   EXPECT_EQ(compare("cu121.json cu124.json --format csv").out,
@@ -102,6 +106,7 @@ TEST(CliCompare, MetricOption) {
   const auto r = compare("cu121.json cu124.json --metric tflops,decode_tokens_per_s --format csv");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find(",matmul fp16 4096³ (TFLOP/s),tflops,"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",llm_decode llama-2-7b fp16 128→256 (tokens/s),decode_tokens_per_s,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",llm_decode llama-2-7b fp16 128→256 (tokens/s),decode_tokens_per_s,"), std::string::npos)
+      << r.out;
   EXPECT_EQ(r.out.find(",time_ms,"), std::string::npos) << r.out;
 }

@@ -51,7 +51,8 @@ TEST(CliControlText, ParameterStringsWithControlCharactersAreRefused) {
   const auto r = run_cudabench("validate " + path);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(has_raw_control(r.output)) << r.output;
-  EXPECT_NE(r.output.find(R"(workloads[0].model: "llama-tiny\u001b[2J" contains a control character)"), std::string::npos)
+  EXPECT_NE(r.output.find(R"(workloads[0].model: "llama-tiny\u001b[2J" contains a control character)"),
+            std::string::npos)
       << r.output;
   std::remove(path.c_str());
 }

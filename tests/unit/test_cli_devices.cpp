@@ -56,7 +56,8 @@ TEST(CliDevices, EveryGpuAtOnceOneResultEachAndTheSlowOneFlagged) {
 
 TEST(CliDevices, AllAsksTheMeasuringCommandHowManyGpus) {
   const std::string dir = fresh_dir("devices_all");
-  auto r = run_cudabench("--suite quick --devices all --host h -o " + dir + " --format json", with_fake("FAKE_DEVICE_COUNT=3"));
+  auto r = run_cudabench("--suite quick --devices all --host h -o " + dir + " --format json",
+                         with_fake("FAKE_DEVICE_COUNT=3"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(read_fleet_file(dir + "/h-fleet.json").gpus.size(), 3u);
   EXPECT_TRUE(contains(r.output, "\"format\": \"cudabench-fleet\"")) << r.output;  // --format json: the fleet
@@ -91,15 +92,16 @@ TEST(CliDevices, AGpuThatFailsIsNamedAndTheOthersAreKept) {
   EXPECT_EQ(f.ok_gpus(), 2u);
   std::string notes;
   for (const auto& n : f.notes) notes += n + "\n";
-  EXPECT_TRUE(contains(notes, "h GPU 1: no result (exit code 3, no result file; fake_cudabench: error: --device 1")) << notes;
+  EXPECT_TRUE(contains(notes, "h GPU 1: no result (exit code 3, no result file; fake_cudabench: error: --device 1"))
+      << notes;
   // The contention check's record, carried into the fleet and printed.
   EXPECT_TRUE(contains(notes, "h GPU 2: 1 other process held the GPU")) << notes;
   EXPECT_TRUE(contains(r.output, "pid 4242 (python3)")) << r.output;
 }
 
 TEST(CliDevices, BadDeviceOptionsExitTwo) {
-  for (const std::string args : {"--devices 1,1", "--devices x", "--devices 3-1", "--devices 0 --device 1",
-                                 "--host h", "--devices 0 -o out.json"}) {
+  for (const std::string args : {"--devices 1,1", "--devices x", "--devices 3-1", "--devices 0 --device 1", "--host h",
+                                 "--devices 0 -o out.json"}) {
     const auto r = run_cudabench("--suite quick " + args, with_fake("FAKE_DEVICE_COUNT=2"));
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
   }

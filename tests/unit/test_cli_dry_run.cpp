@@ -33,9 +33,9 @@ TEST(CliDryRun, UnwritableOutputIsExitTwo) {
   struct bad {
     std::string output, words;
   };
-  for (const auto& b : {bad{"/nonexistent-dir/r.json", "its directory /nonexistent-dir does not exist"},
-                        bad{"/tmp", "it is a directory"},
-                        bad{"/etc/hostname/r.json", "/etc/hostname is not a directory"}}) {
+  for (const auto& b :
+       {bad{"/nonexistent-dir/r.json", "its directory /nonexistent-dir does not exist"},
+        bad{"/tmp", "it is a directory"}, bad{"/etc/hostname/r.json", "/etc/hostname is not a directory"}}) {
     const auto r = run_cudabench("--suite quick --dry-run -o " + b.output);
     EXPECT_EQ(r.exit_code, 2) << b.output << "\n" << r.output;
     EXPECT_NE(r.output.find("result file: " + b.output + " (cannot be written: " + b.words + ")"), std::string::npos)

@@ -19,14 +19,15 @@ TEST(CliHelp, ParseErrorsAreOneLineInTheCommonStyle) {
   struct bad {
     std::string args, words, see;
   };
-  for (const auto& b : {bad{"--bogus", "The following argument was not expected: --bogus", "cudabench run --help"},
-                        bad{"list --bogus", "The following argument was not expected: --bogus", "cudabench list --help"},
-                        bad{"compare", "files is required", "cudabench compare --help"},
-                        bad{"compare a b --alpha", "--alpha: 1 required FLOAT missing", "cudabench compare --help"},
-                        bad{"list --format xml", "--format: xml not in {table,json}", "cudabench list --help"},
-                        bad{"run --reps 0", "--reps: Value 0 not in range 1 to 1000", "cudabench run --help"},
-                        bad{"validate", "files is required", "cudabench validate --help"},
-                        bad{"env --device x", "--device", "cudabench env --help"}}) {
+  for (const auto& b :
+       {bad{"--bogus", "The following argument was not expected: --bogus", "cudabench run --help"},
+        bad{"list --bogus", "The following argument was not expected: --bogus", "cudabench list --help"},
+        bad{"compare", "files is required", "cudabench compare --help"},
+        bad{"compare a b --alpha", "--alpha: 1 required FLOAT missing", "cudabench compare --help"},
+        bad{"list --format xml", "--format: xml not in {table,json}", "cudabench list --help"},
+        bad{"run --reps 0", "--reps: Value 0 not in range 1 to 1000", "cudabench run --help"},
+        bad{"validate", "files is required", "cudabench validate --help"},
+        bad{"env --device x", "--device", "cudabench env --help"}}) {
     const auto r = run_cudabench(b.args);
     EXPECT_EQ(r.exit_code, 2) << b.args << "\n" << r.output;
     EXPECT_EQ(r.output.rfind("cudabench: error: ", 0), 0u) << b.args << "\n" << r.output;

@@ -56,7 +56,8 @@ TEST(CliHistory, AddIsIdempotentAndBadFilesAreExitTwoNamingThem) {
   }
   // A database that is not ours: exit 2 naming it, and it is left as it was.
   const std::string foreign = dir + "/foreign.sqlite";
-  cudabench::test::write_text(foreign, "hello, not a database..........................................................");
+  cudabench::test::write_text(foreign,
+                              "hello, not a database..........................................................");
   r = run_cudabench("history add " + night_file(dir, 0) + " --db " + foreign);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(foreign + ": not a cudabench history database"), std::string::npos) << r.output;
@@ -99,7 +100,9 @@ TEST(CliHistory, ShowMarksTheStepInEveryFormat) {
   EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
   EXPECT_EQ(std::count(page.begin(), page.end(), '\n') > 10, true);
   std::size_t charts = 0;
-  for (auto p = page.find("data-chart=\"history\""); p != std::string::npos; p = page.find("data-chart=\"history\"", p + 1)) ++charts;
+  for (auto p = page.find("data-chart=\"history\""); p != std::string::npos;
+       p = page.find("data-chart=\"history\"", p + 1))
+    ++charts;
   EXPECT_EQ(charts, 6u);
   EXPECT_NE(page.find("class=\"step\""), std::string::npos);
   // Raising the threshold past the step hides it; a bad option is exit 2.
@@ -131,8 +134,9 @@ TEST(CliHistory, CheckFailsOnceWhenTheNewestRunConfirmsAStep) {
       if (r.exit_code == 1) {
         ++fails;
         if (first_fail < 0) first_fail = n;
-        EXPECT_NE(r.output.find("NEW STEP (worse): matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z"),
-                  std::string::npos)
+        EXPECT_NE(
+            r.output.find("NEW STEP (worse): matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z"),
+            std::string::npos)
             << r.output;
       } else {
         EXPECT_NE(r.output.find("history: no new step at the newest run"), std::string::npos) << r.output;

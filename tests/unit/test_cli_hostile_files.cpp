@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -46,8 +45,9 @@ void expect_exit2(const cli_result& r, const std::string& words, const std::stri
 }
 
 struct fixture_files {
-  std::string fifo = temp_path("cli.fifo"), loop_a = temp_path("cli_loop_a.json"), loop_b = temp_path("cli_loop_b.json"),
-              empty = temp_path("cli_empty.json"), big = temp_path("cli_big.json"), dir = temp_path("cli_dir.json");
+  std::string fifo = temp_path("cli.fifo"), loop_a = temp_path("cli_loop_a.json"),
+              loop_b = temp_path("cli_loop_b.json"), empty = temp_path("cli_empty.json"),
+              big = temp_path("cli_big.json"), dir = temp_path("cli_dir.json");
   fixture_files() {
     for (const auto& p : {fifo, loop_a, loop_b, empty, big}) std::remove(p.c_str());
     ::rmdir(dir.c_str());
@@ -73,14 +73,13 @@ TEST(CliHostileFiles, CompareRefusesNonFilesAtOnce) {
   struct bad {
     std::string path, words;
   };
-  for (const auto& b : {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a result file)"},
-                        bad{"/dev/zero", "/dev/zero: is a character device, not a regular file"},
-                        bad{"/dev/null", "/dev/null: is a character device"},
-                        bad{"/tmp", "/tmp: is a directory, not a regular file"},
-                        bad{f.dir, "is a directory, not a regular file"},
-                        bad{f.empty, "empty file (expected a result file)"},
-                        bad{f.loop_a, "too many levels of symbolic links"},
-                        bad{f.big, "5.0 GiB is larger than a result file may be (4.0 GiB"}}) {
+  for (const auto& b :
+       {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a result file)"},
+        bad{"/dev/zero", "/dev/zero: is a character device, not a regular file"},
+        bad{"/dev/null", "/dev/null: is a character device"}, bad{"/tmp", "/tmp: is a directory, not a regular file"},
+        bad{f.dir, "is a directory, not a regular file"}, bad{f.empty, "empty file (expected a result file)"},
+        bad{f.loop_a, "too many levels of symbolic links"},
+        bad{f.big, "5.0 GiB is larger than a result file may be (4.0 GiB"}}) {
     expect_exit2(cb_bounded("compare '" + good + "' '" + b.path + "'"), b.words, b.path);
     expect_exit2(cb_bounded("compare '" + b.path + "' '" + good + "'"), b.words, b.path + " as baseline");
   }
@@ -92,13 +91,13 @@ TEST(CliHostileFiles, SuitePathsThatExistAreNotNotFound) {
   struct bad {
     std::string path, words;
   };
-  for (const auto& b : {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a suite file)"},
-                        bad{"/dev/null", "/dev/null: is a character device, not a regular file (expected a suite file)"},
-                        bad{"/tmp", "/tmp: is a directory, not a regular file (expected a suite file)"},
-                        bad{f.dir, "is a directory"},
-                        bad{f.empty, "empty file (expected a suite file)"},
-                        bad{f.loop_a, "too many levels of symbolic links (a symlink loop?)"},
-                        bad{f.big, "17.0 MiB is larger than a suite file may be (16.0 MiB"}}) {
+  for (const auto& b :
+       {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a suite file)"},
+        bad{"/dev/null", "/dev/null: is a character device, not a regular file (expected a suite file)"},
+        bad{"/tmp", "/tmp: is a directory, not a regular file (expected a suite file)"}, bad{f.dir, "is a directory"},
+        bad{f.empty, "empty file (expected a suite file)"},
+        bad{f.loop_a, "too many levels of symbolic links (a symlink loop?)"},
+        bad{f.big, "17.0 MiB is larger than a suite file may be (16.0 MiB"}}) {
     expect_exit2(cb_bounded("validate '" + b.path + "'"), b.words, "validate " + b.path);
     expect_exit2(cb_bounded("list --suite '" + b.path + "'"), b.words, "list " + b.path);
     expect_exit2(cb_bounded("--suite '" + b.path + "' --dry-run"), b.words, "run " + b.path);
@@ -108,7 +107,8 @@ TEST(CliHostileFiles, SuitePathsThatExistAreNotNotFound) {
 TEST(CliHostileFiles, MissingSuiteIsStillNotFound) {
   const auto r = cb("validate /nonexistent/dir/suite.json");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("suite \"/nonexistent/dir/suite.json\" not found (no such file)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("suite \"/nonexistent/dir/suite.json\" not found (no such file)"), std::string::npos)
+      << r.output;
 }
 
 TEST(CliHostileFiles, NumbersBeyondDoubleAreBadInputWithTheirPath) {
@@ -122,7 +122,9 @@ TEST(CliHostileFiles, NumbersBeyondDoubleAreBadInputWithTheirPath) {
       EXPECT_NE(r.output.find(suite + ": workloads[0].m"), std::string::npos) << r.output;
     }
   }
-  write_text(suite, R"({"name": "e", "defaults": {"repetitions": 1e400}, "workloads": [{"kind": "matmul", "dtype": "fp16", "m": 1, "n": 1, "k": 1}]})");
+  write_text(
+      suite,
+      R"({"name": "e", "defaults": {"repetitions": 1e400}, "workloads": [{"kind": "matmul", "dtype": "fp16", "m": 1, "n": 1, "k": 1}]})");
   expect_exit2(cb("validate " + suite), suite + ": defaults.repetitions: number 1e400 is out of range", "repetitions");
 
   std::string text = cudabench::test::read_text(data_path("results/cu124.json"));
@@ -146,7 +148,8 @@ TEST(CliHostileFiles, CompareNeverWritesOverAnInput) {
   ASSERT_EQ(::link(a.c_str(), hard.c_str()), 0);
   const std::string before = cudabench::test::read_text(a);
   // The same file through "DIR/../DIR/NAME".
-  const std::string dir = a.substr(0, a.rfind('/')), dotdot = dir + "/../" + dir.substr(dir.rfind('/') + 1) + a.substr(a.rfind('/'));
+  const std::string dir = a.substr(0, a.rfind('/')),
+                    dotdot = dir + "/../" + dir.substr(dir.rfind('/') + 1) + a.substr(a.rfind('/'));
   for (const auto& out : {a, b, link, hard, dotdot}) {
     const auto r = cb("compare " + a + " " + b + " -o " + out);
     expect_exit2(r, "is the input file", out);

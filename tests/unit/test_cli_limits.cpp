@@ -24,17 +24,20 @@ std::string axis(int n) {
 
 TEST(CliLimits, HugeSweepIsRefusedAtOnceByEverySubcommand) {
   const std::string path = temp_path("huge_sweep.json");
-  write_text(path, R"({"name": "huge", "workloads": [{"kind": "matmul", "dtype": ["fp16", "bf16"], "m": )" + axis(1000) +
-                       R"(, "n": )" + axis(1000) + R"(, "k": )" + axis(1000) + R"(, "batch": )" + axis(5000) + "}]}");
+  write_text(path, R"({"name": "huge", "workloads": [{"kind": "matmul", "dtype": ["fp16", "bf16"], "m": )" +
+                       axis(1000) + R"(, "n": )" + axis(1000) + R"(, "k": )" + axis(1000) + R"(, "batch": )" +
+                       axis(5000) + "}]}");
   for (const std::string cmd : {"validate " + path, "list --suite " + path, "--suite " + path + " --dry-run",
                                 "run --suite " + path + " --rounds 3 --no-output"}) {
     const auto out = run_cudabench(cmd);
     EXPECT_EQ(out.exit_code, 2) << cmd << "\n" << out.output;
-    EXPECT_NE(out.output.find("cudabench: error: " + path +
-                              ": workloads[0]: expands to 10000000000000 workloads (dtype 2 × m 1000 × n 1000 × k 1000 × "
-                              "batch 5000), more than the limit of 100000"),
-              std::string::npos)
-        << cmd << "\n" << out.output;
+    EXPECT_NE(
+        out.output.find("cudabench: error: " + path +
+                        ": workloads[0]: expands to 10000000000000 workloads (dtype 2 × m 1000 × n 1000 × k 1000 × "
+                        "batch 5000), more than the limit of 100000"),
+        std::string::npos)
+        << cmd << "\n"
+        << out.output;
   }
   std::remove(path.c_str());
 }

@@ -41,9 +41,7 @@ run_result cudabench(const std::string& args) {
   return r;
 }
 
-std::string suite_file(const std::string& name) {
-  return std::string(CUDABENCH_TEST_DATA_DIR) + "/suites/" + name;
-}
+std::string suite_file(const std::string& name) { return std::string(CUDABENCH_TEST_DATA_DIR) + "/suites/" + name; }
 
 // Whether the binary registers the kinds the golden suites use.
 bool has_real_kinds() {
@@ -58,9 +56,8 @@ bool has_real_kinds() {
   return matmul && memory;
 }
 
-#define REQUIRE_REAL_KINDS()                                                                     \
-  if (!has_real_kinds())                                                                         \
-  GTEST_SKIP() << "the cudabench binary does not register matmul and memory_bandwidth yet"
+#define REQUIRE_REAL_KINDS() \
+  if (!has_real_kinds()) GTEST_SKIP() << "the cudabench binary does not register matmul and memory_bandwidth yet"
 
 }  // namespace
 
@@ -108,9 +105,7 @@ TEST(CliValidate, ChecksEveryFileAndReportsEachFailure) {
   EXPECT_NE(r.err.find("cudabench: 3 of 3 suite files are invalid"), std::string::npos) << r.err;
 }
 
-TEST(CliValidate, NoFileIsAUsageError) {
-  EXPECT_EQ(cudabench("validate").exit_code, 2);
-}
+TEST(CliValidate, NoFileIsAUsageError) { EXPECT_EQ(cudabench("validate").exit_code, 2); }
 
 TEST(CliList, KindsListingWorksWithoutASuite) {
   const auto table = cudabench("list");

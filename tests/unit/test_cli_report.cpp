@@ -44,7 +44,8 @@ TEST(CliReport, BadInputIsExitTwoNamingTheFile) {
   auto r = run_cudabench("report " + data_path("results/malformed.json") + " -o " + out);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("malformed.json"), std::string::npos) << r.output;
-  r = run_cudabench("report " + data_path("results/cu121.json") + " " + data_path("results/disjoint.json") + " -o " + out);
+  r = run_cudabench("report " + data_path("results/cu121.json") + " " + data_path("results/disjoint.json") + " -o " +
+                    out);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no workload in common"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out));

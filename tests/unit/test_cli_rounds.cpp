@@ -97,8 +97,8 @@ TEST(CliAb, AnAaComparisonInterleavesAndFindsNothing) {
 TEST(CliAb, APlantedRegressionIsFoundAndFailsTheRun) {
   const std::string dir = fresh_dir("ab_shift");
   // Side B is the fake behind `env FAKE_SHIFT=10`: fake/i=0 is 10% slower there.
-  const auto r = run_cudabench("ab " + fake + " \"env FAKE_SHIFT=10 " + fake + "\" --suite quick --rounds 3 -o " +
-                               dir + " --quiet --format csv --fail-on-regression");
+  const auto r = run_cudabench("ab " + fake + " \"env FAKE_SHIFT=10 " + fake + "\" --suite quick --rounds 3 -o " + dir +
+                               " --quiet --format csv --fail-on-regression");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const auto j = nlohmann::json::parse(test::read_text(dir + "/compare.json"));
   int regressed = 0;
@@ -132,8 +132,8 @@ TEST(CliAb, HoldTuningReplaysTheFirstRunsChoices) {
 
 TEST(CliAb, ABuildThatCannotRunIsNamedAndTheOthersAreKept) {
   const std::string dir = fresh_dir("ab_fail");
-  const auto r = run_cudabench("ab " + fake + " \"env FAKE_FAIL=1 " + fake + "\" --suite quick --rounds 2 -o " + dir +
-                               " --quiet");
+  const auto r =
+      run_cudabench("ab " + fake + " \"env FAKE_FAIL=1 " + fake + "\" --suite quick --rounds 2 -o " + dir + " --quiet");
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("no result from build B"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("exit code 3"), std::string::npos) << r.output;
@@ -161,8 +161,8 @@ TEST(NightlyScript, RoundsAgainstABaselineFileAndAPlantedRegression) {
   const std::string dir = fresh_dir("nightly");
   const std::string env = "CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + std::string(CUDABENCH_BINARY) + " ";
   // Night 1 becomes the baseline; night 2 is the same build: no regression.
-  auto r = run_command(env + scripts_dir + "/nightly.sh --suite quick --baseline " + test::data_path("results/cu121.json") +
-                      " --results-dir " + dir + " --rounds 3");
+  auto r = run_command(env + scripts_dir + "/nightly.sh --suite quick --baseline " +
+                       test::data_path("results/cu121.json") + " --results-dir " + dir + " --rounds 3");
   EXPECT_EQ(r.exit_code, 2) << r.output;  // nothing in common with that file: bad input, said so
   EXPECT_NE(r.output.find("no workload in common"), std::string::npos) << r.output;
   std::filesystem::create_directories(dir + "/base");
@@ -170,13 +170,13 @@ TEST(NightlyScript, RoundsAgainstABaselineFileAndAPlantedRegression) {
                     "CUDABENCH_ROUND_COMMAND=" + fake);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run_command(env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir + "/base/base.json --results-dir " +
-                 dir + " --rounds 5");
+                  dir + " --rounds 5");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("no regression against"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("separate sessions"), std::string::npos) << r.output;  // the table's method line
   // A 25% slower night fails, naming the table.
   r = run_command("FAKE_SHIFT=25 " + env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir +
-                 "/base/base.json --results-dir " + dir + " --rounds 5");
+                  "/base/base.json --results-dir " + dir + " --rounds 5");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("REGRESSION"), std::string::npos) << r.output;
   // Usage errors are exit 2 with a message.

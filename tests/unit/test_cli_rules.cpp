@@ -43,7 +43,8 @@ TEST(CliRules, LlmDecodeLengthsAndModel) {
 }
 
 TEST(CliRules, ResnetAndTransformerWeightsAndSizes) {
-  expect_refused(R"({"kind": "resnet50", "batch": 8, "image_size": [224, 200]})", "image_size: 200 is not a multiple of 32");
+  expect_refused(R"({"kind": "resnet50", "batch": 8, "image_size": [224, 200]})",
+                 "image_size: 200 is not a multiple of 32");
   expect_refused(R"({"kind": "resnet50", "batch": 8, "weights": "/nonexistent/resnet50.safetensors"})",
                  "weights: expected random or a file in safetensors format: \"/nonexistent/resnet50.safetensors\" does "
                  "not exist");
@@ -53,12 +54,12 @@ TEST(CliRules, ResnetAndTransformerWeightsAndSizes) {
 TEST(CliRules, ListKindsStatesTheRules) {
   const auto text = run_cudabench("list --kinds");
   ASSERT_EQ(text.exit_code, 0) << text.output;
-  for (const char* rule : {"  rule: max_length >= prompt_tokens + 2",
-                           "  rule: max_length <= max_position_embeddings of the model (its preset or config.json)",
-                           "  rule: image_size is a multiple of 32",
-                           "  rule: weights is random or an existing file in safetensors format",
-                           "  rule: when weights is checkpoint: model is a directory holding model.safetensors or "
-                           "model.safetensors.index.json"})
+  for (const char* rule :
+       {"  rule: max_length >= prompt_tokens + 2",
+        "  rule: max_length <= max_position_embeddings of the model (its preset or config.json)",
+        "  rule: image_size is a multiple of 32", "  rule: weights is random or an existing file in safetensors format",
+        "  rule: when weights is checkpoint: model is a directory holding model.safetensors or "
+        "model.safetensors.index.json"})
     EXPECT_NE(text.output.find(rule), std::string::npos) << rule;
   const auto json = run_cudabench("list --kinds --format json");
   ASSERT_EQ(json.exit_code, 0);

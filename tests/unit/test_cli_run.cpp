@@ -69,8 +69,9 @@ TEST(CliRun, EnvReportsTheDeviceOrItsAbsence) {
 
 // Without a GPU a run exits 3 with a plain message; with one, a tiny filtered run succeeds.
 TEST(CliRun, RunExitsThreeWithoutGpu) {
-  const auto r = run_cudabench("--suite quick --filter 'memory_bandwidth/op=memset*' --no-output -q --reps 1 "
-                               "--warmup 0 --min-time-ms 1");
+  const auto r = run_cudabench(
+      "--suite quick --filter 'memory_bandwidth/op=memset*' --no-output -q --reps 1 "
+      "--warmup 0 --min-time-ms 1");
   if (r.exit_code == 0) {
     EXPECT_NE(r.output.find("memory_bandwidth/op=memset"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(" ok "), std::string::npos) << r.output;

@@ -81,7 +81,8 @@ TEST(Compare, SingleRoundFilesAreJudgedConservatively) {
   // The same 10% speed-up from one round per side in separate sessions: a 64^3 GEMM's documented
   // round and session noise (10% each: launch gaps and tuner picks) make it inconclusive, and the
   // report says why.
-  const auto c = compare2(matmul_workload("fp16", 64, 64, 64, base_ms), matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 0.9)));
+  const auto c =
+      compare2(matmul_workload("fp16", 64, 64, 64, base_ms), matmul_workload("fp16", 64, 64, 64, scaled(base_ms, 0.9)));
   EXPECT_EQ(only_change(c).outcome, verdict::inconclusive);
   EXPECT_NEAR(*only_change(c).change_pct, 10.0, 1e-9);
   ASSERT_TRUE(c.single_round_warning.has_value());
@@ -150,7 +151,8 @@ TEST(Compare, ThresholdIsInclusive) {
 }
 
 TEST(Compare, LargeButNoisyChangeIsInconclusive) {
-  const auto& ch = only_change(compare_session(copy_rounds({80, 120, 90, 110, 100}), copy_rounds({84, 126, 94.5, 115.5, 105})));
+  const auto& ch =
+      only_change(compare_session(copy_rounds({80, 120, 90, 110, 100}), copy_rounds({84, 126, 94.5, 115.5, 105})));
   EXPECT_NEAR(*ch.change_pct, 5.0, 1e-9);
   EXPECT_GT(*ch.p_value, 0.05);
   EXPECT_EQ(ch.outcome, verdict::inconclusive);
@@ -276,8 +278,8 @@ TEST(Compare, MetricSelectionAndFilter) {
 
 TEST(Compare, LabelsAreMadeUnique) {
   const auto w = higher("bw", {1, 2, 3});
-  const auto c = compare_results({make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w})},
-                                 {"a", "b", "c"}, {});
+  const auto c = compare_results(
+      {make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w}), make_file("CUDA 13.0", {w})}, {"a", "b", "c"}, {});
   EXPECT_EQ(c.labels, (std::vector<std::string>{"CUDA 13.0", "CUDA 13.0 (2)", "CUDA 13.0 (3)"}));
   result_file unlabelled;
   unlabelled.workloads = {w};
@@ -287,7 +289,8 @@ TEST(Compare, LabelsAreMadeUnique) {
 
 TEST(Compare, EnvironmentDifferencesAndGpuWarning) {
   const auto w = higher("bw", {1, 2, 3});
-  auto c = compare_results({make_file("12.1", {w}, "NVIDIA H200", "12.1.105"), make_file("12.4", {w}, "NVIDIA H200", "12.4.131")},
+  auto c = compare_results({make_file("12.1", {w}, "NVIDIA H200", "12.1.105"),
+                            make_file("12.4", {w}, "NVIDIA H200", "12.4.131")},
                            {"a", "b"}, {});
   EXPECT_FALSE(c.gpu_warning.has_value());
   ASSERT_EQ(c.env_differences.size(), 2u);
@@ -295,7 +298,8 @@ TEST(Compare, EnvironmentDifferencesAndGpuWarning) {
   EXPECT_EQ(c.env_differences[1].field, "cuda_toolkit");
   EXPECT_EQ(c.env_differences[1].values, (std::vector<std::string>{"12.1.105", "12.4.131"}));
 
-  c = compare_results({make_file("H200", {w}, "NVIDIA H200"), make_file("A100", {w}, "NVIDIA A100-SXM4-80GB")}, {"a", "b"}, {});
+  c = compare_results({make_file("H200", {w}, "NVIDIA H200"), make_file("A100", {w}, "NVIDIA A100-SXM4-80GB")},
+                      {"a", "b"}, {});
   ASSERT_TRUE(c.gpu_warning.has_value());
   EXPECT_EQ(*c.gpu_warning,
             "the files ran on different GPU models: NVIDIA H200 (H200), NVIDIA A100-SXM4-80GB (A100); the numbers "
@@ -336,28 +340,34 @@ TEST(Compare, ThreeWayCountsPerCandidate) {
 TEST(Compare, ReadableNames) {
   using oj = nlohmann::ordered_json;
   const std::vector<std::string> one_ms = {"ms", "TFLOP/s"};
-  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 4096}, {"n", 4096}, {"k", 4096}}, "time_ms", "ms", one_ms),
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 4096}, {"n", 4096}, {"k", 4096}}, "time_ms", "ms",
+                          one_ms),
             "matmul fp16 4096³ (ms)");
-  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 8192}, {"n", 4096}, {"k", 1024}}, "tflops", "TFLOP/s", one_ms),
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "fp16"}, {"m", 8192}, {"n", 4096}, {"k", 1024}}, "tflops",
+                          "TFLOP/s", one_ms),
             "matmul fp16 8192×4096×1024 (TFLOP/s)");
-  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "bf16"}, {"m", 64}, {"n", 64}, {"k", 64}, {"batch", 8}}, "time_ms", "ms", one_ms),
+  EXPECT_EQ(readable_name("x", "matmul", oj{{"dtype", "bf16"}, {"m", 64}, {"n", 64}, {"k", 64}, {"batch", 8}},
+                          "time_ms", "ms", one_ms),
             "matmul bf16 64³ batch 8 (ms)");
-  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "d2d"}, {"bytes", 1073741824}}, "gbps", "GB/s", {"GB/s", "ms"}),
+  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "d2d"}, {"bytes", 1073741824}}, "gbps", "GB/s",
+                          {"GB/s", "ms"}),
             "memory_bandwidth d2d 1GiB (GB/s)");
-  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "h2d_pinned"}, {"bytes", 1000}}, "gbps", "GB/s", {"GB/s", "ms"}),
+  EXPECT_EQ(readable_name("x", "memory_bandwidth", oj{{"op", "h2d_pinned"}, {"bytes", 1000}}, "gbps", "GB/s",
+                          {"GB/s", "ms"}),
             "memory_bandwidth h2d_pinned 1000B (GB/s)");
-  EXPECT_EQ(readable_name("x", "llm_decode",
-                          oj{{"model", "/models/Llama-2-7b-hf/"}, {"dtype", "fp16"}, {"prompt_tokens", 128}, {"max_length", 256}},
-                          "ttft_ms", "ms", {"ms", "tokens/s", "ms"}),
+  EXPECT_EQ(readable_name(
+                "x", "llm_decode",
+                oj{{"model", "/models/Llama-2-7b-hf/"}, {"dtype", "fp16"}, {"prompt_tokens", 128}, {"max_length", 256}},
+                "ttft_ms", "ms", {"ms", "tokens/s", "ms"}),
             "llm_decode Llama-2-7b-hf fp16 128→256 · ttft_ms (ms)");
-  EXPECT_EQ(readable_name("x", "resnet50", oj{{"dtype", "fp16"}, {"batch", 256}, {"image_size", 224}}, "images_per_s", "images/s",
-                          {"images/s", "ms", "ms"}),
+  EXPECT_EQ(readable_name("x", "resnet50", oj{{"dtype", "fp16"}, {"batch", 256}, {"image_size", 224}}, "images_per_s",
+                          "images/s", {"images/s", "ms", "ms"}),
             "resnet50 fp16 batch 256 (images/s)");
-  EXPECT_EQ(readable_name("x", "transformer_memory", oj{{"dtype", "fp32"}, {"batch", 32}, {"seq_len", 512}}, "peak_memory_mb",
-                          "MB", {"MB", "ms"}),
+  EXPECT_EQ(readable_name("x", "transformer_memory", oj{{"dtype", "fp32"}, {"batch", 32}, {"seq_len", 512}},
+                          "peak_memory_mb", "MB", {"MB", "ms"}),
             "transformer_memory fp32 batch 32 seq 512 (MB)");
-  EXPECT_EQ(readable_name("x", "train_step", oj{{"dtype", "bf16"}, {"layers", 8}, {"hidden", 4096}, {"batch", 256}}, "step_ms",
-                          "ms", {"ms"}),
+  EXPECT_EQ(readable_name("x", "train_step", oj{{"dtype", "bf16"}, {"layers", 8}, {"hidden", 4096}, {"batch", 256}},
+                          "step_ms", "ms", {"ms"}),
             "train_step bf16 layers 8 hidden 4096 batch 256 (ms)");
   EXPECT_EQ(readable_name("future/a=1", "future", oj::object(), "score", "pts", {"pts"}), "future/a=1 · score (pts)");
 }

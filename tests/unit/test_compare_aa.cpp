@@ -41,7 +41,8 @@ result_file noisy_file(const std::string& label, normal_noise& noise, double sd,
   for (int i = 0; i < workloads; ++i) {
     std::vector<double> s;
     for (int r = 0; r < samples; ++r) s.push_back(noise(1.0, sd));
-    ws.push_back(test::single_metric_workload("noise/i=" + std::to_string(i), "noise", "time_ms", "ms", better::lower, s));
+    ws.push_back(
+        test::single_metric_workload("noise/i=" + std::to_string(i), "noise", "time_ms", "ms", better::lower, s));
   }
   return test::make_file(label, ws);
 }
@@ -72,7 +73,8 @@ int false_verdicts(std::uint64_t seed, double sd, int workloads, bool via_disk) 
 
 TEST(CompareAA, SameNoiseGivesNoImprovedOrRegressedRows) {
   // 20 workloads x 5 samples of N(1, 0.005), 20 independent A/A pairs, through files on disk.
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) EXPECT_EQ(false_verdicts(seed, 0.005, 20, true), 0) << "seed " << seed;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed)
+    EXPECT_EQ(false_verdicts(seed, 0.005, 20, true), 0) << "seed " << seed;
 }
 
 TEST(CompareAA, SingleRoundNoiseAtTheThresholdRaisesNoFamilyWiseAlarm) {
@@ -81,7 +83,8 @@ TEST(CompareAA, SingleRoundNoiseAtTheThresholdRaisesNoFamilyWiseAlarm) {
   // test judges them against the kind's documented round and session noise, and Holm corrects
   // over the 20 rows: a false alarm in at most alpha of the 200 comparisons.
   int comparisons_with_alarm = 0;
-  for (std::uint64_t seed = 100; seed < 300; ++seed) comparisons_with_alarm += false_verdicts(seed, 0.02, 20, false) > 0;
+  for (std::uint64_t seed = 100; seed < 300; ++seed)
+    comparisons_with_alarm += false_verdicts(seed, 0.02, 20, false) > 0;
   std::printf("A/A single-round at sd 2%%: %d of 200 comparisons of 20 rows had a false verdict\n",
               comparisons_with_alarm);
   EXPECT_LE(comparisons_with_alarm, 10);

@@ -51,7 +51,8 @@ TEST(SampleRules, UnitsAreClassified) {
   EXPECT_EQ(*impossible_sample(0, "ms"), "0 ms is not a possible time (times are > 0)");
   EXPECT_EQ(*impossible_sample(-1.5, "GB/s"), "-1.5 GB/s is not a possible rate (rates are >= 0)");
   EXPECT_EQ(*impossible_sample(-1, "MiB"), "-1 MiB is not a possible size (sizes are >= 0)");
-  EXPECT_EQ(*impossible_sample(1e308, "ms"), "1e+308 ms is beyond any measurement (magnitudes above 1e+30 are refused)");
+  EXPECT_EQ(*impossible_sample(1e308, "ms"),
+            "1e+308 ms is beyond any measurement (magnitudes above 1e+30 are refused)");
   EXPECT_EQ(*impossible_sample(std::numeric_limits<double>::infinity(), "x"), "inf x is not a finite number");
 }
 
@@ -64,19 +65,24 @@ TEST(CompareImpossible, NegativeZeroAndHugeSamplesAreBadInput) {
   EXPECT_EQ(compare_error(with_samples("ms", better::lower, {1.0, 1e308, 1.0}), good),
             "a.json: workload w: metric m: sample 1: 1e+308 ms is beyond any measurement (magnitudes above 1e+30 are "
             "refused)");
-  EXPECT_EQ(compare_error(with_samples("TFLOP/s", better::higher, {5, 5, 5}), with_samples("TFLOP/s", better::higher, {5, -1, 5})),
+  EXPECT_EQ(compare_error(with_samples("TFLOP/s", better::higher, {5, 5, 5}),
+                          with_samples("TFLOP/s", better::higher, {5, -1, 5})),
             "b.json: workload w: metric m: sample 1: -1 TFLOP/s is not a possible rate (rates are >= 0)");
   // A rate of 0 is possible (a copy that moved nothing is a bug, but not an impossible number).
-  EXPECT_EQ(compare_error(with_samples("GB/s", better::higher, {5, 5, 5}), with_samples("GB/s", better::higher, {0, 0, 0})), "");
+  EXPECT_EQ(compare_error(with_samples("GB/s", better::higher, {5, 5, 5}),
+                          with_samples("GB/s", better::higher, {0, 0, 0})),
+            "");
 }
 
 TEST(CompareImpossible, AChangeBeyondADoubleIsNeverInfOrNan) {
   // Allowed samples whose ratio overflows: 1e-300 ms against 1e29 ms.
   for (bool spread : {false, true}) {
-    const auto a = with_samples("ms", better::lower, spread ? std::vector<double>{1e-300, 1.1e-300, 0.9e-300}
-                                                           : std::vector<double>{1e-300, 1e-300, 1e-300});
-    const auto b = with_samples("ms", better::lower, spread ? std::vector<double>{1e29, 1.1e29, 0.9e29}
-                                                           : std::vector<double>{1e29, 1e29, 1e29});
+    const auto a = with_samples("ms", better::lower,
+                                spread ? std::vector<double>{1e-300, 1.1e-300, 0.9e-300}
+                                       : std::vector<double>{1e-300, 1e-300, 1e-300});
+    const auto b =
+        with_samples("ms", better::lower,
+                     spread ? std::vector<double>{1e29, 1.1e29, 0.9e29} : std::vector<double>{1e29, 1e29, 1e29});
     const comparison c = compare_results({make_file("A", {a}), make_file("B", {b})}, {"a.json", "b.json"}, {});
     const compare_change& ch = c.rows.at(0).changes.at(0);
     EXPECT_FALSE(ch.change_pct.has_value()) << spread;
@@ -89,7 +95,8 @@ TEST(CompareImpossible, AChangeBeyondADoubleIsNeverInfOrNan) {
     for (const char* format : {"table", "markdown", "csv", "json"}) {
       std::ostringstream out;
       make_reporter(format)->report(c, out);
-      for (const char* bad : {"inf", "nan", "NaN"}) EXPECT_EQ(out.str().find(bad), std::string::npos) << format << out.str();
+      for (const char* bad : {"inf", "nan", "NaN"})
+        EXPECT_EQ(out.str().find(bad), std::string::npos) << format << out.str();
     }
   }
 }

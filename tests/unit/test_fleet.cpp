@@ -183,7 +183,8 @@ TEST(Fleet, FailuresAndMissingGpusAreNotedNotCounted) {
   gpus[0].result.reset();  // node02 GPU 0: its process left nothing
   gpus[0].exit_code = 3;
   gpus[0].note = "no CUDA device found";
-  gpus[3].result->environment["other_processes"] = {{{"pid", 4242}, {"name", "python3"}, {"used_memory_bytes", 1073741824}}};
+  gpus[3].result->environment["other_processes"] = {
+      {{"pid", 4242}, {"name", "python3"}, {"used_memory_bytes", 1073741824}}};
   const fleet_file f = make_fleet(std::move(gpus), outlier_rule{});
   EXPECT_EQ(f.ok_gpus(), 7u);
   EXPECT_EQ(f.workloads[1].ok_count(), 6u);
@@ -191,7 +192,8 @@ TEST(Fleet, FailuresAndMissingGpusAreNotedNotCounted) {
   std::string notes;
   for (const auto& n : f.notes) notes += n + "\n";
   EXPECT_TRUE(contains(notes, "node02 GPU 0: no result (no CUDA device found)")) << notes;
-  EXPECT_TRUE(contains(notes, "node02 GPU 3: 1 other process held the GPU when it was measured (pid 4242 (python3), 1.0 GiB)"))
+  EXPECT_TRUE(
+      contains(notes, "node02 GPU 3: 1 other process held the GPU when it was measured (pid 4242 (python3), 1.0 GiB)"))
       << notes;
 }
 
@@ -207,8 +209,9 @@ TEST(Fleet, RefusesDuplicatesMixedSuitesAndNothing) {
 }
 
 TEST(Fleet, TheFileRoundTripsAndTheSummaryIsRecomputed) {
-  const fleet_file f = make_fleet(eight_gpus([](gpu_spec& g) { g.speed = g.index == 1 && g.host == "node01" ? 1.3 : 1.0; }),
-                                  outlier_rule{4.0, 7.5, 3.0, 3}, "fleet A");
+  const fleet_file f =
+      make_fleet(eight_gpus([](gpu_spec& g) { g.speed = g.index == 1 && g.host == "node01" ? 1.3 : 1.0; }),
+                 outlier_rule{4.0, 7.5, 3.0, 3}, "fleet A");
   const auto j = nlohmann::ordered_json::parse(to_json(f).dump());  // as written and read back
   EXPECT_EQ(j["format"], "cudabench-fleet");
   EXPECT_EQ(j["schema_version"], "1.0");

@@ -79,7 +79,7 @@ TEST(FleetOutliers, TwoGpusAreNotJudged) {
 
 TEST(FleetOutliers, TheKindsSessionNoiseRaisesTheFloor) {
   std::vector<double> v = fleet(8, 0.005, 3);
-  v[2] *= 1.2;  // 20% off
+  v[2] *= 1.2;                                                               // 20% off
   EXPECT_TRUE(find_outliers(v, 0.02, outlier_rule{}).per_value[2].outlier);  // floor 6%
   const outlier_analysis noisy = find_outliers(v, 0.10, outlier_rule{});     // a 1024^3 GEMM: floor 30%
   EXPECT_DOUBLE_EQ(noisy.floor_pct, 30.0);

@@ -1,13 +1,12 @@
 // The history database (history_store.hpp): schema version, idempotent adds, what is stored per
 // run and workload, and refusal (input_error naming the file, nothing changed) of bad result files
 // and of databases that are not a cudabench history.
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "cudabench/errors.hpp"
 #include "cudabench/history.hpp"
@@ -155,7 +154,8 @@ TEST(HistoryStore, ForeignOrNewerDatabasesAreRefusedAndLeftAlone) {
   const std::string newer = fresh("h_newer.sqlite");
   { history_store s(newer, true); }
   sql(newer, "PRAGMA user_version = 2;");
-  EXPECT_NE(error_of([&] { history_store(newer, false); }).find("newer than this cudabench reads (1)"), std::string::npos);
+  EXPECT_NE(error_of([&] { history_store(newer, false); }).find("newer than this cudabench reads (1)"),
+            std::string::npos);
 
   const std::string missing = fresh("h_missing.sqlite");
   EXPECT_NE(error_of([&] { history_store(missing, false); }).find("no history database here"), std::string::npos);
@@ -182,10 +182,13 @@ TEST(History, SeriesStepsAndWhatChanged) {
     EXPECT_EQ(st.run, 12u);
     EXPECT_EQ(st.previous, 11u);
     EXPECT_TRUE(st.worse) << series.name;
-    EXPECT_NEAR(std::abs(st.where.change_pct), std::abs(series.direction == better::lower ? 7.0 : 100 / 1.07 - 100), 0.5);
+    EXPECT_NEAR(std::abs(st.where.change_pct), std::abs(series.direction == better::lower ? 7.0 : 100 / 1.07 - 100),
+                0.5);
   }
   const std::string text = describe_step(h, h.series[0], h.series[0].steps[0]);
-  EXPECT_EQ(text, "matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z (run 13; commit abc1111 \u2192 def2222)")
+  EXPECT_EQ(
+      text,
+      "matmul fp16 4096³ (ms) stepped +7.0% (worse) at 2026-11-13T02:30:00Z (run 13; commit abc1111 \u2192 def2222)")
       << text;
   // The newest run (night 19) brought no new step: it was found before it.
   EXPECT_TRUE(steps_new_at_newest_run(h).empty());

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -78,8 +78,9 @@ TEST(KindRules, ModelIsAPresetOrAConfigDirectory) {
   EXPECT_NE(error_of(R"({"kind": "ruled", "model": ")" + dir + R"(", "length": 301})")
                 .find("workloads[0].length: 301 exceeds the model's max_position_embeddings 300 (" + dir + ")"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"kind": "ruled", "length": 4096})").find("4096 exceeds the model's max_position_embeddings 2048"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(R"({"kind": "ruled", "length": 4096})").find("4096 exceeds the model's max_position_embeddings 2048"),
+      std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -94,12 +95,14 @@ TEST(KindRules, CheckpointRuleAppliesOnlyWhenItsConditionHolds) {
                       "model.safetensors.index.json: the directory"),
             std::string::npos);
   // A preset has no files: with a checkpoint it is refused, with random weights it is fine.
-  EXPECT_NE(error_of(R"({"kind": "ruled", "source": "checkpoint"})").find("\"llama-tiny\" does not exist"), std::string::npos);
+  EXPECT_NE(error_of(R"({"kind": "ruled", "source": "checkpoint"})").find("\"llama-tiny\" does not exist"),
+            std::string::npos);
   write_safetensors(dir + "/model.safetensors");
   EXPECT_EQ(error_of(R"({"kind": "ruled", "model": ")" + dir + R"(", "source": "checkpoint"})"), "");
   write_text(dir + "/model.safetensors", "garbage!");
-  EXPECT_NE(error_of(R"({"kind": "ruled", "model": ")" + dir + R"(", "source": "checkpoint"})").find("model.safetensors"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(R"({"kind": "ruled", "model": ")" + dir + R"(", "source": "checkpoint"})").find("model.safetensors"),
+      std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -111,7 +114,8 @@ TEST(KindRules, WeightsFileMustExistAndBeSafetensors) {
   EXPECT_NE(error_of(R"({"kind": "ruled", "weights": "/tmp"})").find("\"/tmp\" is a directory"), std::string::npos);
   const std::string file = temp_path("w.safetensors");
   write_text(file, "{}");
-  EXPECT_NE(error_of(R"({"kind": "ruled", "weights": ")" + file + R"("})").find("not a safetensors file"), std::string::npos);
+  EXPECT_NE(error_of(R"({"kind": "ruled", "weights": ")" + file + R"("})").find("not a safetensors file"),
+            std::string::npos);
   write_safetensors(file);
   EXPECT_EQ(error_of(R"({"kind": "ruled", "weights": ")" + file + R"("})"), "");
   std::remove(file.c_str());
@@ -123,13 +127,14 @@ TEST(KindRules, DescribedForListKinds) {
   for (const auto& k : catalog)
     if (k.kind == "ruled")
       for (const auto& r : k.rules) lines.push_back(describe_rule(r));
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "size is a multiple of 32",
-                       "length >= prompt + 2",
-                       "model is one of llama-tiny, llama-2-7b or a directory holding config.json (a Llama-family config)",
-                       "when source is checkpoint: model is a directory holding model.safetensors or "
-                       "model.safetensors.index.json (readable safetensors)",
-                       "length <= max_position_embeddings of the model (its preset or config.json)",
-                       "weights is random or an existing file in safetensors format",
-                   }));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{
+                "size is a multiple of 32",
+                "length >= prompt + 2",
+                "model is one of llama-tiny, llama-2-7b or a directory holding config.json (a Llama-family config)",
+                "when source is checkpoint: model is a directory holding model.safetensors or "
+                "model.safetensors.index.json (readable safetensors)",
+                "length <= max_position_embeddings of the model (its preset or config.json)",
+                "weights is random or an existing file in safetensors format",
+            }));
 }

@@ -142,9 +142,7 @@ TEST(LlmConfig, LoadsPresetOrDirectory) {
   EXPECT_EQ(load_llm_config("llama-tiny").hidden_size, 256);
   const fs::path dir = fs::temp_directory_path() / "cudabench_llm_config_test";
   fs::create_directories(dir);
-  {
-    std::ofstream(dir / "config.json") << kSmall;
-  }
+  { std::ofstream(dir / "config.json") << kSmall; }
   const auto c = load_llm_config(dir.string());
   EXPECT_EQ(c.intermediate_size, 700);
   EXPECT_EQ(c.name, dir.string());
@@ -160,6 +158,7 @@ TEST(LlmConfig, LoadsPresetOrDirectory) {
     load_llm_config(dir.string());
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(std::string(e.what()), (dir / "config.json").string() + ": cannot open (a model directory needs config.json)");
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "config.json").string() + ": cannot open (a model directory needs config.json)");
   }
 }

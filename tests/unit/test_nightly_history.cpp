@@ -48,8 +48,8 @@ TEST(NightlyScript, HistoryAddsEachRunWritesPagesAndFailsOnANewStep) {
   // Tonight, slower too, compared with a slower night as baseline: compare sees no regression,
   // but the history's newest run confirms a step (a third run on the new level) and fails.
   const std::string env = "FAKE_SHIFT=25 CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + binary + " ";
-  const std::string cmd = env + scripts + "/nightly.sh --suite quick --baseline " + dir + "/past-22.json --results-dir " +
-                          dir + "/out --rounds 3 --history " + db + " 2>&1";
+  const std::string cmd = env + scripts + "/nightly.sh --suite quick --baseline " + dir +
+                          "/past-22.json --results-dir " + dir + "/out --rounds 3 --history " + db + " 2>&1";
   std::string out;
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);

@@ -77,8 +77,10 @@ TEST(Report, ColourOnlyWhenAsked) {
 TEST(Report, ZeroBaselineAndNumberFormats) {
   auto zero = test::single_metric_workload("errs", "k", "errors", "count", better::lower, {0, 0, 0, 0, 0});
   auto some = test::single_metric_workload("errs", "k", "errors", "count", better::lower, {1, 1, 1, 1, 1});
-  auto big = test::single_metric_workload("big", "k", "rate", "items/s", better::higher, {123456.7, 123456.7, 123456.7});
-  auto tiny = test::single_metric_workload("tiny", "k", "t", "s", better::lower, {0.000012345, 0.000012345, 0.000012345});
+  auto big =
+      test::single_metric_workload("big", "k", "rate", "items/s", better::higher, {123456.7, 123456.7, 123456.7});
+  auto tiny =
+      test::single_metric_workload("tiny", "k", "t", "s", better::lower, {0.000012345, 0.000012345, 0.000012345});
   const auto c = compare_results({test::make_file("A", {zero, big, tiny}), test::make_file("B", {some, big, tiny})},
                                  {"a.json", "b.json"}, {});
   const std::string md = render("markdown", c);
@@ -99,8 +101,10 @@ TEST(Report, ZeroBaselineAndNumberFormats) {
 TEST(Report, CsvQuotesFieldsThatNeedIt) {
   auto a = test::matmul_workload("fp16", 64, 64, 64, {1, 1, 1}, status::error, "bad, \"very\" bad");
   auto b = test::matmul_workload("fp16", 64, 64, 64, {1, 1, 1});
-  const std::string csv = render("csv", compare_results({test::make_file("A", {a}), test::make_file("B", {b})}, {"a", "b"}, {}));
-  EXPECT_NE(csv.find(",failed,0,0,false,false,\"baseline: error (bad, \"\"very\"\" bad)\",\n"), std::string::npos) << csv;
+  const std::string csv =
+      render("csv", compare_results({test::make_file("A", {a}), test::make_file("B", {b})}, {"a", "b"}, {}));
+  EXPECT_NE(csv.find(",failed,0,0,false,false,\"baseline: error (bad, \"\"very\"\" bad)\",\n"), std::string::npos)
+      << csv;
 }
 
 TEST(Report, UnknownFormatIsInputError) { EXPECT_THROW(make_reporter("xml"), input_error); }

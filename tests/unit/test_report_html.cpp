@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include "core/report_common.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/html.hpp"
 #include "cudabench/report_html.hpp"
 #include "cudabench/suite.hpp"
-#include "core/report_common.hpp"
 #include "test_support.hpp"
 
 using namespace cudabench;
@@ -91,7 +91,7 @@ TEST(ReportHtml, OneRunEveryWorkloadEverySample) {
   EXPECT_EQ(count(html, "data-chart=\"samples\""), f.workloads.size());
   EXPECT_EQ(sum_in_charts(html, "samples", "data-points"), samples);
   EXPECT_EQ(count(html, "data-chart=\"clock\""), f.workloads.size());  // every workload recorded its SM clock
-  EXPECT_EQ(count(html, "data-chart=\"change\""), 0u);                  // one file: no comparison
+  EXPECT_EQ(count(html, "data-chart=\"change\""), 0u);                 // one file: no comparison
   EXPECT_EQ(count(html, "<article class=\"wl"), f.workloads.size());
   EXPECT_NE(html.find("<th>GPU</th><td>NVIDIA H200</td>"), std::string::npos);
   EXPECT_NE(html.find("<th>power limit (W)</th><td>700.0</td>"), std::string::npos);
@@ -121,7 +121,8 @@ TEST(ReportHtml, ThreeWayHasCompareVerdictsBarsAndRounds) {
     for (std::size_t k = 0; k < r.changes.size(); ++k) {
       const auto v = r.changes[k].outcome;
       bars += (v == verdict::improved || v == verdict::regressed || v == verdict::unchanged ||
-               v == verdict::inconclusive) && r.changes[k].change_pct;
+               v == verdict::inconclusive) &&
+              r.changes[k].change_pct;
     }
   EXPECT_EQ(sum_in_charts(html, "change", "data-bars"), bars);
   EXPECT_NE(html.find("class=\"v-regressed\""), std::string::npos);

@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <vector>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -22,10 +22,15 @@ namespace {
 
 result_file sample_result() {
   result_file r;
-  r.tool = {{"name", "cudabench"}, {"version", "0.1.0"}, {"git_commit", "0123456789ab"}, {"argv", {"cudabench", "--suite", "quick"}}};
+  r.tool = {{"name", "cudabench"},
+            {"version", "0.1.0"},
+            {"git_commit", "0123456789ab"},
+            {"argv", {"cudabench", "--suite", "quick"}}};
   r.build = {{"cuda_toolkit", "12.4.131"}, {"cuda_architectures", "90"}, {"compiler", "GNU 12.2.0"},
-             {"build_type", "Release"}, {"cublas_headers", "12.4.5"}, {"cudnn_headers", "9.1.0"}};
-  r.environment = {{"label", "CUDA 12.4"}, {"driver_version", "580.159.04"}, {"cuda_runtime", "12.4"},
+             {"build_type", "Release"},    {"cublas_headers", "12.4.5"}, {"cudnn_headers", "9.1.0"}};
+  r.environment = {{"label", "CUDA 12.4"},
+                   {"driver_version", "580.159.04"},
+                   {"cuda_runtime", "12.4"},
                    {"device", {{"index", 0}, {"name", "NVIDIA H200"}, {"sm_count", 132}}}};
   r.suite = {{"name", "quick"}, {"source", "configs/quick.json"}, {"sha256", "ab"}};
   r.settings = {{"repetitions", 5}, {"warmup", 2}, {"min_time_ms", 25}};
@@ -72,14 +77,16 @@ std::string read_error(const nlohmann::ordered_json& j) {
 }  // namespace
 
 TEST(Result, StatusStrings) {
-  for (status s : {status::ok, status::failed_validation, status::oom, status::error, status::unsupported, status::skipped})
+  for (status s :
+       {status::ok, status::failed_validation, status::oom, status::error, status::unsupported, status::skipped})
     EXPECT_EQ(status_from_string(to_string(s)), s);
   EXPECT_STREQ(to_string(status::failed_validation), "failed_validation");
   try {
     status_from_string("crashed");
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_STREQ(e.what(), "unknown status \"crashed\" (expected ok, failed_validation, oom, error, unsupported, skipped)");
+    EXPECT_STREQ(e.what(),
+                 "unknown status \"crashed\" (expected ok, failed_validation, oom, error, unsupported, skipped)");
   }
 }
 
@@ -91,7 +98,8 @@ TEST(Result, MakeMetricSummarizesAndRejectsBadSamples) {
   EXPECT_DOUBLE_EQ(m.max, 5);
   EXPECT_EQ(m.unit, "ms");
   EXPECT_THROW(make_metric("ms", better::lower, {}), std::invalid_argument);
-  EXPECT_THROW(make_metric("ms", better::lower, {1.0, std::numeric_limits<double>::quiet_NaN()}), std::invalid_argument);
+  EXPECT_THROW(make_metric("ms", better::lower, {1.0, std::numeric_limits<double>::quiet_NaN()}),
+               std::invalid_argument);
 }
 
 TEST(Result, LabelDefaultsToUnlabelled) {
@@ -155,7 +163,8 @@ TEST(Result, StrictErrorsNameFileAndPath) {
       {"major", [](auto& j) { j["schema_version"] = "2.0"; },
        "x.json: schema_version: result schema version 2.0 is not supported (this cudabench reads 1.x); read it with "
        "the cudabench version that wrote it"},
-      {"version type", [](auto& j) { j["schema_version"] = 1.0; }, "x.json: schema_version: expected a string, got number"},
+      {"version type", [](auto& j) { j["schema_version"] = 1.0; },
+       "x.json: schema_version: expected a string, got number"},
       {"no version", [](auto& j) { j.erase("schema_version"); }, "x.json: missing required field \"schema_version\""},
       {"bad version", [](auto& j) { j["schema_version"] = "one"; },
        "x.json: schema_version: malformed version \"one\" (expected MAJOR.MINOR, e.g. \"1.0\")"},
@@ -166,7 +175,8 @@ TEST(Result, StrictErrorsNameFileAndPath) {
       {"nan sample", [](auto& j) { j["workloads"][0]["metrics"]["tflops"]["samples"][4] = nullptr; },
        "x.json: workloads[0].metrics.tflops.samples[4]: expected a number, got null (a NaN or infinite value is "
        "written as null)"},
-      {"empty samples", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"] = nlohmann::ordered_json::array(); },
+      {"empty samples",
+       [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"] = nlohmann::ordered_json::array(); },
        "x.json: workloads[0].metrics.time_ms.samples: expected at least one sample for a workload with status ok"},
       {"no metrics", [](auto& j) { j["workloads"][0]["metrics"] = nlohmann::ordered_json::object(); },
        "x.json: workloads[0].metrics: expected at least one metric for a workload with status ok"},
@@ -177,7 +187,8 @@ TEST(Result, StrictErrorsNameFileAndPath) {
       {"status", [](auto& j) { j["workloads"][1]["status"] = "exploded"; },
        "x.json: workloads[1].status: unknown status \"exploded\" (expected ok, failed_validation, oom, error, "
        "unsupported, skipped)"},
-      {"id type", [](auto& j) { j["workloads"][1]["id"] = 7; }, "x.json: workloads[1].id: expected a string, got number"},
+      {"id type", [](auto& j) { j["workloads"][1]["id"] = 7; },
+       "x.json: workloads[1].id: expected a string, got number"},
       {"duplicate id", [](auto& j) { j["workloads"][1]["id"] = j["workloads"][0]["id"]; },
        "x.json: workloads[1].id: duplicate workload id \"matmul/dtype=fp16/m=4096/n=4096/k=4096\" (also workloads[0])"},
       {"validation", [](auto& j) { j["workloads"][0]["validation"]["passed"] = "yes"; },
@@ -188,7 +199,8 @@ TEST(Result, StrictErrorsNameFileAndPath) {
        "x.json: workloads[0].memory.peak_bytes: expected a non-negative integer, got number"},
       {"environment", [](auto& j) { j["environment"] = nlohmann::ordered_json::array(); },
        "x.json: environment: expected an object, got array"},
-      {"label", [](auto& j) { j["environment"]["label"] = 12.4; }, "x.json: environment.label: expected a string, got number"},
+      {"label", [](auto& j) { j["environment"]["label"] = 12.4; },
+       "x.json: environment.label: expected a string, got number"},
       {"top level", [](auto& j) { j = nlohmann::ordered_json::array(); },
        "x.json: expected a result object at the top level, got array"},
   };

@@ -76,7 +76,8 @@ nlohmann::ordered_json golden() {
 }  // namespace
 
 TEST(ResultStream, EveryDataFileReadsAsItsDom) {
-  for (const char* name : {"cu121.json", "cu124.json", "cu126.json", "cu121_a100.json", "disjoint.json", "schema_v1_3.json"}) {
+  for (const char* name :
+       {"cu121.json", "cu124.json", "cu126.json", "cu121_a100.json", "disjoint.json", "schema_v1_3.json"}) {
     const std::string text = cudabench::test::read_text(data_path(std::string("results/") + name));
     expect_readers_agree(text, name);
     expect_readers_agree(nlohmann::ordered_json::parse(text).dump(), std::string(name) + " (compact)");
@@ -89,35 +90,45 @@ TEST(ResultStream, VariationsTheFastReaderMustGetRight) {
     std::function<void(nlohmann::ordered_json&)> mutate;
   };
   const std::vector<variation> cases = {
-      {"summary omitted", [](auto& j) {
-         for (const char* k : {"median", "mean", "stddev", "min", "max"}) j["workloads"][0]["metrics"]["time_ms"].erase(k);
+      {"summary omitted",
+       [](auto& j) {
+         for (const char* k : {"median", "mean", "stddev", "min", "max"})
+           j["workloads"][0]["metrics"]["time_ms"].erase(k);
        }},
-      {"unknown keys everywhere", [](auto& j) {
+      {"unknown keys everywhere",
+       [](auto& j) {
          j["workloads"][0]["future"] = {{"a", {1, 2, {{"b", nullptr}}}}};
          j["workloads"][0]["metrics"]["time_ms"]["future"] = nlohmann::ordered_json::array({1, "x"});
          j["workloads"][0]["clocks"]["future"] = {{"x", 1}};
          j["workloads"][0]["validation"]["future"] = true;
          j["future_top"] = {1, 2, 3};
        }},
-      {"keys reordered", [](auto& j) {
+      {"keys reordered",
+       [](auto& j) {
          auto& w = j["workloads"][0];
          nlohmann::ordered_json r = nlohmann::ordered_json::object();
          for (auto it = w.rbegin(); it != w.rend(); ++it) r[it.key()] = it.value();
          w = r;
        }},
-      {"workloads before the version", [](auto& j) {
+      {"workloads before the version",
+       [](auto& j) {
          nlohmann::ordered_json r;
          r["workloads"] = j["workloads"];
          for (auto it = j.begin(); it != j.end(); ++it)
            if (it.key() != "workloads") r[it.key()] = it.value();
          j = r;
        }},
-      {"integer samples", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"] = {1, 2, 3, 4, 5}; }},
-      {"failed workload without metrics", [](auto& j) {
+      {"integer samples",
+       [](auto& j) {
+         j["workloads"][0]["metrics"]["time_ms"]["samples"] = {1, 2, 3, 4, 5};
+       }},
+      {"failed workload without metrics",
+       [](auto& j) {
          j["workloads"][1]["status"] = "error";
          j["workloads"][1].erase("metrics");
        }},
-      {"tuning and memory", [](auto& j) {
+      {"tuning and memory",
+       [](auto& j) {
          j["workloads"][0]["tuning"] = {{"algorithm", {{"index", 3}}}, {"b", {1, 2}}};
          j["workloads"][0]["tuning_by_round"] = {{{"round", 0}, {"tuning", {{"a", 1}}}}};
          j["workloads"][0]["memory"] = {{"peak_bytes", 123}, {"oom_requested_bytes", 7}};
@@ -141,26 +152,38 @@ TEST(ResultStream, ErrorsAreTheDomReadersWithFileAndPath) {
       {"no version", [](auto& j) { j.erase("schema_version"); }},
       {"no workloads", [](auto& j) { j.erase("workloads"); }},
       {"workloads type", [](auto& j) { j["workloads"] = "x"; }},
-      {"workloads object", [](auto& j) { j["workloads"] = {{"a", 1}}; }},
+      {"workloads object",
+       [](auto& j) {
+         j["workloads"] = {{"a", 1}};
+       }},
       {"sample type", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"][1] = "0.2"; }},
       {"null sample", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"][4] = nullptr; }},
-      {"empty samples", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"] = nlohmann::ordered_json::array(); }},
-      {"rounds mismatch", [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["rounds"] = {0, 1}; }},
+      {"empty samples",
+       [](auto& j) { j["workloads"][0]["metrics"]["time_ms"]["samples"] = nlohmann::ordered_json::array(); }},
+      {"rounds mismatch",
+       [](auto& j) {
+         j["workloads"][0]["metrics"]["time_ms"]["rounds"] = {0, 1};
+       }},
       {"status", [](auto& j) { j["workloads"][1]["status"] = "exploded"; }},
       {"duplicate id", [](auto& j) { j["workloads"][2]["id"] = j["workloads"][0]["id"]; }},
       {"empty id", [](auto& j) { j["workloads"][1]["id"] = ""; }},
       {"params array", [](auto& j) { j["workloads"][0]["params"] = {1}; }},
       {"workload scalar", [](auto& j) { j["workloads"][1] = 5; }},
       {"validation missing field", [](auto& j) { j["workloads"][0]["validation"].erase("tolerance"); }},
-      {"top-level error wins over a workload's", [](auto& j) {
+      {"top-level error wins over a workload's",
+       [](auto& j) {
          j["workloads"][1]["status"] = "exploded";
          j["environment"] = 5;
        }},
-      {"first bad workload wins", [](auto& j) {
+      {"first bad workload wins",
+       [](auto& j) {
          j["workloads"][3]["status"] = "exploded";
          j["workloads"][1]["id"] = 7;
        }},
-      {"top level", [](auto& j) { j = nlohmann::ordered_json::array({1, 2}); }},
+      {"top level",
+       [](auto& j) {
+         j = nlohmann::ordered_json::array({1, 2});
+       }},
   };
   for (const auto& c : cases) {
     auto j = golden();
@@ -178,12 +201,14 @@ TEST(ResultStream, NumberBeyondDoubleNamesItsPath) {
   const auto pos = text.find(needle);
   ASSERT_NE(pos, std::string::npos);
   text.replace(pos, needle.size(), "\"samples\":[1e400");
-  EXPECT_EQ(file_error(text),
-            "F: workloads[0].metrics.time_ms.samples[0]: number 1e400 is out of range (a finite double is at most about "
-            "1.8e308)");
+  EXPECT_EQ(
+      file_error(text),
+      "F: workloads[0].metrics.time_ms.samples[0]: number 1e400 is out of range (a finite double is at most about "
+      "1.8e308)");
   text = golden().dump();
   text.replace(text.find("\"repetitions\":5"), 15, "\"repetitions\":-1e999");
-  EXPECT_EQ(file_error(text), "F: settings.repetitions: number -1e999 is out of range (a finite double is at most about 1.8e308)");
+  EXPECT_EQ(file_error(text),
+            "F: settings.repetitions: number -1e999 is out of range (a finite double is at most about 1.8e308)");
 }
 
 TEST(ResultStream, SyntaxErrorsSayMalformedWithoutNlohmannsCode) {
@@ -192,8 +217,9 @@ TEST(ResultStream, SyntaxErrorsSayMalformedWithoutNlohmannsCode) {
   EXPECT_EQ(truncated.rfind("F: malformed JSON: parse error at line ", 0), 0u) << truncated;
   EXPECT_EQ(truncated.find("[json.exception"), std::string::npos) << truncated;
   EXPECT_EQ(file_error(text + "\n{}").rfind("F: malformed JSON: parse error", 0), 0u);
-  EXPECT_EQ(file_error("  \n"), "F: malformed JSON: parse error at line 2, column 1: syntax error while parsing value - "
-                                "unexpected end of input; expected '[', '{', or a literal");
+  EXPECT_EQ(file_error("  \n"),
+            "F: malformed JSON: parse error at line 2, column 1: syntax error while parsing value - "
+            "unexpected end of input; expected '[', '{', or a literal");
 }
 
 TEST(ResultStream, RepeatedWorkloadsKeyIsAnError) {

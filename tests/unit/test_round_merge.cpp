@@ -35,7 +35,8 @@ workload_result step(std::vector<double> s, nlohmann::ordered_json tuning = {{"v
 }  // namespace
 
 TEST(RoundMerge, SamplesCarryTheirRound) {
-  const result_file m = merge_rounds({round_of({step({1.0, 1.1})}), round_of({step({2.0, 2.1})}, "2026-12-03T10:01:00Z")});
+  const result_file m =
+      merge_rounds({round_of({step({1.0, 1.1})}), round_of({step({2.0, 2.1})}, "2026-12-03T10:01:00Z")});
   EXPECT_EQ(m.rounds, 2);
   ASSERT_EQ(m.round_log.size(), 2u);
   EXPECT_EQ(m.settings["rounds"], 2);

@@ -102,17 +102,28 @@ std::vector<row_spec> full_like_rows() {
   std::vector<row_spec> rows;
   for (int size : {1024, 2048, 4096, 8192})
     for (const char* dt : {"fp32", "tf32", "fp16", "bf16", "fp8"})
-      rows.push_back({"matmul/dtype=" + std::string(dt) + "/m=" + std::to_string(size), "matmul", "time_ms", "ms",
-                      {{"dtype", dt}, {"m", size}, {"n", size}, {"k", size}}, better::lower});
+      rows.push_back({"matmul/dtype=" + std::string(dt) + "/m=" + std::to_string(size),
+                      "matmul",
+                      "time_ms",
+                      "ms",
+                      {{"dtype", dt}, {"m", size}, {"n", size}, {"k", size}},
+                      better::lower});
   for (const char* op : {"d2d", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "memset"})
     for (const char* bytes : {"64MiB", "1GiB"})
-      rows.push_back({"memory_bandwidth/op=" + std::string(op) + "/bytes=" + bytes, "memory_bandwidth", "gbps", "GB/s",
-                      {{"op", op}}, better::higher});
+      rows.push_back({"memory_bandwidth/op=" + std::string(op) + "/bytes=" + bytes,
+                      "memory_bandwidth",
+                      "gbps",
+                      "GB/s",
+                      {{"op", op}},
+                      better::higher});
   rows.push_back({"llm_decode/7b", "llm_decode", "decode_tokens_per_s", "tokens/s", {}, better::higher});
-  for (int b : {1, 128, 256, 129}) rows.push_back({"resnet50/b=" + std::to_string(b), "resnet50", "images_per_s", "images/s", {}, better::higher});
+  for (int b : {1, 128, 256, 129})
+    rows.push_back({"resnet50/b=" + std::to_string(b), "resnet50", "images_per_s", "images/s", {}, better::higher});
   for (int b : {32, 64, 128})
-    rows.push_back({"transformer_memory/b=" + std::to_string(b), "transformer_memory", "peak_memory_mb", "MB", {}, better::lower});
-  for (const char* dt : {"fp16", "bf16"}) rows.push_back({"train_step/" + std::string(dt), "train_step", "step_ms", "ms", {}, better::lower});
+    rows.push_back(
+        {"transformer_memory/b=" + std::to_string(b), "transformer_memory", "peak_memory_mb", "MB", {}, better::lower});
+  for (const char* dt : {"fp16", "bf16"})
+    rows.push_back({"train_step/" + std::string(dt), "train_step", "step_ms", "ms", {}, better::lower});
   return rows;
 }
 
@@ -120,9 +131,9 @@ struct simulation {
   int rounds = 5;
   double noise_scale = 1.0;  // truth = scale x documented noise
   bool same_session = true;
-  std::string noisy_kind_op;     // memory_bandwidth rows whose op contains this ...
+  std::string noisy_kind_op;    // memory_bandwidth rows whose op contains this ...
   double noisy_kind_scale = 1;  // ... get this much more noise than documented
-  int planted_row = -1;      // this row's candidate is 5% worse
+  int planted_row = -1;         // this row's candidate is 5% worse
   double planted = 0.05;
 };
 
@@ -188,9 +199,10 @@ TEST(VerdictSimulation, AaFamilyWiseFalseAlarmsStayUnderAlpha) {
   const double sessions = family_wise_rate(s, trials, 12);
   s.rounds = 1;
   const double single_round = family_wise_rate(s, trials, 13);
-  std::printf("A/A family-wise false-alarm rate over %zu rows, %d trials: interleaved 5 rounds %.3f, "
-              "separate sessions 5 rounds %.3f, separate sessions 1 round %.3f (alpha 0.05)\n",
-              full_like_rows().size(), trials, interleaved, sessions, single_round);
+  std::printf(
+      "A/A family-wise false-alarm rate over %zu rows, %d trials: interleaved 5 rounds %.3f, "
+      "separate sessions 5 rounds %.3f, separate sessions 1 round %.3f (alpha 0.05)\n",
+      full_like_rows().size(), trials, interleaved, sessions, single_round);
   EXPECT_LE(interleaved, 0.05);
   EXPECT_LE(sessions, 0.05);
   EXPECT_LE(single_round, 0.05);
@@ -211,9 +223,10 @@ TEST(VerdictSimulation, NoisierThanDocumentedStillRarelyAlarms) {
   const double one_kind = family_wise_rate(s, 1000, 22);
   s.noisy_kind_op = "pinned";
   const double pinned = family_wise_rate(s, 1000, 23);
-  std::printf("A/A family-wise false-alarm rate, noise above the documented floors: 1.5x on every row %.3f, "
-              "2x on pageable copies only %.3f, 2x on pinned copies only %.3f\n",
-              everywhere, one_kind, pinned);
+  std::printf(
+      "A/A family-wise false-alarm rate, noise above the documented floors: 1.5x on every row %.3f, "
+      "2x on pageable copies only %.3f, 2x on pinned copies only %.3f\n",
+      everywhere, one_kind, pinned);
   EXPECT_LE(everywhere, 0.05);
   EXPECT_LE(one_kind, 0.10);
   EXPECT_LE(pinned, 0.10);
@@ -224,8 +237,8 @@ TEST(VerdictSimulation, APlantedFivePercentChangeIsFoundWithFiveRounds) {
   const int trials = 300;
   std::mt19937_64 rng(31);
   double weakest_quiet_kind = 1.0;
-  std::printf("power to find a planted 5%% change in one row of %zu (interleaved, 5 rounds, %d trials):\n",
-              rows.size(), trials);
+  std::printf("power to find a planted 5%% change in one row of %zu (interleaved, 5 rounds, %d trials):\n", rows.size(),
+              trials);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     simulation s;
     s.planted_row = static_cast<int>(i);
@@ -233,7 +246,8 @@ TEST(VerdictSimulation, APlantedFivePercentChangeIsFoundWithFiveRounds) {
     for (int t = 0; t < trials; ++t) {
       const auto v = simulate(rows, s, rng);
       found += v[i] == verdict::regressed;
-      for (std::size_t j = 0; j < v.size(); ++j) others += j != i && (v[j] == verdict::improved || v[j] == verdict::regressed);
+      for (std::size_t j = 0; j < v.size(); ++j)
+        others += j != i && (v[j] == verdict::improved || v[j] == verdict::regressed);
     }
     const double power = static_cast<double>(found) / trials;
     const noise_model nm = noise_floor(rows[i].kind, rows[i].metric, rows[i].params);

@@ -64,6 +64,4 @@ TEST(RunSummary, TableAlignsColumnsAndMarksThrottling) {
   EXPECT_EQ(t.rfind("workload", 0), 0u);
 }
 
-TEST(RunSummary, UnknownFormatIsInputError) {
-  EXPECT_THROW(parse_summary_format("xml"), input_error);
-}
+TEST(RunSummary, UnknownFormatIsInputError) { EXPECT_THROW(parse_summary_format("xml"), input_error); }

@@ -81,9 +81,7 @@ TEST(Safetensors, TruncatedFileIsAnError) {
   }
 }
 
-TEST(Safetensors, MissingPathIsAnError) {
-  EXPECT_THROW(checkpoint::open("/nonexistent/dir/model"), input_error);
-}
+TEST(Safetensors, MissingPathIsAnError) { EXPECT_THROW(checkpoint::open("/nonexistent/dir/model"), input_error); }
 
 // Found by fuzz/fuzz_safetensors.cpp: these threw nlohmann's invalid_iterator (exit 3 in the CLI)
 // or overflowed int64 in the element count.
@@ -91,15 +89,15 @@ TEST(Safetensors, HostileHeadersAreInputErrors) {
   struct bad {
     std::string header, words;
   };
-  for (const auto& b : {bad{"[1, 2]", "the header is array, not a JSON object of tensors"},
-                        bad{"\"x\"", "the header is string, not a JSON object of tensors"},
-                        bad{R"({"w": 5})", "tensor w: bad header entry"},
-                        bad{R"({"w":{"dtype":"F32","shape":[-1,2],"data_offsets":[0,8]}})",
-                            "tensor w: negative dimension in shape [-1, 2]"},
-                        bad{R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})",
-                            "tensor w: shape [4611686018427387904, 4] is too large"},
-                        bad{R"({"w":{"dtype":"F32","shape":[3037000500,3037000500,2],"data_offsets":[0,0]}})",
-                            "is too large"}}) {
+  for (const auto& b :
+       {bad{"[1, 2]", "the header is array, not a JSON object of tensors"},
+        bad{"\"x\"", "the header is string, not a JSON object of tensors"},
+        bad{R"({"w": 5})", "tensor w: bad header entry"},
+        bad{R"({"w":{"dtype":"F32","shape":[-1,2],"data_offsets":[0,8]}})",
+            "tensor w: negative dimension in shape [-1, 2]"},
+        bad{R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})",
+            "tensor w: shape [4611686018427387904, 4] is too large"},
+        bad{R"({"w":{"dtype":"F32","shape":[3037000500,3037000500,2],"data_offsets":[0,0]}})", "is too large"}}) {
     const auto path = write_file("hostile.safetensors", b.header, {});
     try {
       safetensors_file::open(path);

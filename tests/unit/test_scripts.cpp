@@ -66,17 +66,19 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
   struct bad {
     std::string cmd, words, usage_of;
   };
-  for (const auto& b : {bad{"bootstrap.sh --build-dir", "bootstrap: --build-dir needs a value", "bootstrap.sh"},
-                        bad{"bootstrap.sh --arch --no-install", "bootstrap: --arch needs a value", "bootstrap.sh"},
-                        bad{"bootstrap.sh --cuda-root", "bootstrap: --cuda-root needs a value", "bootstrap.sh"},
-                        bad{"bootstrap.sh --frob", "bootstrap: unknown argument '--frob'", "bootstrap.sh"},
-                        bad{"gpu-tests.sh --frob", "gpu-tests: unknown option '--frob'", "gpu-tests.sh"},
-                        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --wheel-dir", "toolkit-from-wheels: --wheel-dir needs a value",
-                            "toolkit-from-wheels.sh"},
-                        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --src", "toolkit-from-wheels: --src needs a value", "toolkit-from-wheels.sh"},
-                        bad{"toolkit-from-wheels.sh", "toolkit-from-wheels: VERSION and DEST are required", "toolkit-from-wheels.sh"},
-                        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --frob", "toolkit-from-wheels: unknown option '--frob'",
-                            "toolkit-from-wheels.sh"}}) {
+  for (const auto& b :
+       {bad{"bootstrap.sh --build-dir", "bootstrap: --build-dir needs a value", "bootstrap.sh"},
+        bad{"bootstrap.sh --arch --no-install", "bootstrap: --arch needs a value", "bootstrap.sh"},
+        bad{"bootstrap.sh --cuda-root", "bootstrap: --cuda-root needs a value", "bootstrap.sh"},
+        bad{"bootstrap.sh --frob", "bootstrap: unknown argument '--frob'", "bootstrap.sh"},
+        bad{"gpu-tests.sh --frob", "gpu-tests: unknown option '--frob'", "gpu-tests.sh"},
+        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --wheel-dir", "toolkit-from-wheels: --wheel-dir needs a value",
+            "toolkit-from-wheels.sh"},
+        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --src", "toolkit-from-wheels: --src needs a value",
+            "toolkit-from-wheels.sh"},
+        bad{"toolkit-from-wheels.sh", "toolkit-from-wheels: VERSION and DEST are required", "toolkit-from-wheels.sh"},
+        bad{"toolkit-from-wheels.sh 12.4 /tmp/x --frob", "toolkit-from-wheels: unknown option '--frob'",
+            "toolkit-from-wheels.sh"}}) {
     const auto r = sh(k_scripts + b.cmd);
     EXPECT_EQ(r.exit_code, 2) << b.cmd << "\n" << r.err;
     EXPECT_EQ(r.err.rfind(b.words, 0), 0u) << b.cmd << "\n" << r.err;

@@ -17,9 +17,7 @@ TEST(Stats, OddCountExactValues) {
   EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));  // sample stddev of 1..5
 }
 
-TEST(Stats, EvenCountMedianAveragesMiddlePair) {
-  EXPECT_DOUBLE_EQ(summarize({4.0, 1.0, 3.0, 2.0}).median, 2.5);
-}
+TEST(Stats, EvenCountMedianAveragesMiddlePair) { EXPECT_DOUBLE_EQ(summarize({4.0, 1.0, 3.0, 2.0}).median, 2.5); }
 
 TEST(Stats, SingleSampleHasZeroStddev) {
   const auto s = summarize({0.21});

@@ -26,9 +26,7 @@ std::string error_of(const std::string& text) {
 }
 
 // A suite around one workload entry.
-std::string with_entry(const std::string& entry) {
-  return R"({"name": "t", "workloads": [)" + entry + "]}";
-}
+std::string with_entry(const std::string& entry) { return R"({"name": "t", "workloads": [)" + entry + "]}"; }
 
 }  // namespace
 
@@ -52,16 +50,14 @@ TEST(Suite, ParamsFollowSchemaOrderNotFileOrder) {
 
 TEST(Suite, SweepIsCartesianProductFirstSchemaParamSlowest) {
   // Keys deliberately in another order than the schema (dtype, m, n, k).
-  const auto s = parse(with_entry(
-      R"({"kind": "matmul", "k": [8, 16], "m": 64, "n": [32, 48, 96], "dtype": ["fp16", "bf16"]})"));
+  const auto s =
+      parse(with_entry(R"({"kind": "matmul", "k": [8, 16], "m": 64, "n": [32, 48, 96], "dtype": ["fp16", "bf16"]})"));
   ASSERT_EQ(s.workloads.size(), 12u);
   const char* expected[] = {
-      "matmul/dtype=fp16/m=64/n=32/k=8",  "matmul/dtype=fp16/m=64/n=32/k=16",
-      "matmul/dtype=fp16/m=64/n=48/k=8",  "matmul/dtype=fp16/m=64/n=48/k=16",
-      "matmul/dtype=fp16/m=64/n=96/k=8",  "matmul/dtype=fp16/m=64/n=96/k=16",
-      "matmul/dtype=bf16/m=64/n=32/k=8",  "matmul/dtype=bf16/m=64/n=32/k=16",
-      "matmul/dtype=bf16/m=64/n=48/k=8",  "matmul/dtype=bf16/m=64/n=48/k=16",
-      "matmul/dtype=bf16/m=64/n=96/k=8",  "matmul/dtype=bf16/m=64/n=96/k=16",
+      "matmul/dtype=fp16/m=64/n=32/k=8",  "matmul/dtype=fp16/m=64/n=32/k=16", "matmul/dtype=fp16/m=64/n=48/k=8",
+      "matmul/dtype=fp16/m=64/n=48/k=16", "matmul/dtype=fp16/m=64/n=96/k=8",  "matmul/dtype=fp16/m=64/n=96/k=16",
+      "matmul/dtype=bf16/m=64/n=32/k=8",  "matmul/dtype=bf16/m=64/n=32/k=16", "matmul/dtype=bf16/m=64/n=48/k=8",
+      "matmul/dtype=bf16/m=64/n=48/k=16", "matmul/dtype=bf16/m=64/n=96/k=8",  "matmul/dtype=bf16/m=64/n=96/k=16",
   };
   for (std::size_t i = 0; i < 12; ++i) EXPECT_EQ(s.workloads[i].id, expected[i]) << "index " << i;
   EXPECT_EQ(s.workloads[11].params.dump(), R"({"dtype":"bf16","m":64,"n":96,"k":16})");
@@ -86,7 +82,8 @@ TEST(Suite, EntriesExpandInFileOrder) {
 }
 
 TEST(Suite, ByteSizesAreStoredAsIntegers) {
-  const auto s = parse(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": ["1GiB", "4GB", "1.5GiB", 4096, "512"]})"));
+  const auto s = parse(
+      with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": ["1GiB", "4GB", "1.5GiB", 4096, "512"]})"));
   ASSERT_EQ(s.workloads.size(), 5u);
   EXPECT_EQ(s.workloads[0].get_int("bytes"), 1073741824);
   EXPECT_EQ(s.workloads[1].get_int("bytes"), 4000000000);
@@ -111,7 +108,8 @@ TEST(Suite, IdFormatsNumbersBooleansAndSkipsParamsNotInId) {
 }
 
 TEST(Suite, TopLevelFieldsSettingsAndSha) {
-  const std::string text = R"({"name": "t", "description": "d", "defaults": {"repetitions": 7, "warmup": 0, "min_time_ms": 0.5},
+  const std::string text =
+      R"({"name": "t", "description": "d", "defaults": {"repetitions": 7, "warmup": 0, "min_time_ms": 0.5},
     "workloads": [{"kind": "toy"}]})";
   const auto s = parse(text);
   EXPECT_EQ(s.name, "t");
@@ -144,9 +142,10 @@ TEST(Suite, SchemaKeyIsAllowed) {
 // ---- error messages (exact) ------------------------------------------------------------------
 
 TEST(SuiteErrors, UnknownDtypeListsChoices) {
-  EXPECT_EQ(error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 3}, {"kind": "toy", "count": 4},
+  EXPECT_EQ(
+      error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 3}, {"kind": "toy", "count": 4},
       {"kind": "matmul", "dtype": "fp17", "m": 1, "n": 1, "k": 1}]})"),
-            R"(x.json: workloads[3].dtype: unknown dtype "fp17" (expected fp32, tf32, fp16, bf16, fp8))");
+      R"(x.json: workloads[3].dtype: unknown dtype "fp17" (expected fp32, tf32, fp16, bf16, fp8))");
 }
 
 TEST(SuiteErrors, UnknownKeyForKind) {
@@ -191,8 +190,9 @@ TEST(SuiteErrors, WrongTypes) {
             R"(x.json: workloads[0].scale: expected a number, got string "1")");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "scale": {"a": 1}})")),
             "x.json: workloads[0].scale: expected a number, got an object");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1.5})")),
-            R"(x.json: workloads[0].bytes: expected a byte size (an integer or a string such as "512MiB"), got number 1.5)");
+  EXPECT_EQ(
+      error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1.5})")),
+      R"(x.json: workloads[0].bytes: expected a byte size (an integer or a string such as "512MiB"), got number 1.5)");
 }
 
 TEST(SuiteErrors, OutOfRange) {
@@ -215,8 +215,9 @@ TEST(SuiteErrors, OutOfRange) {
 }
 
 TEST(SuiteErrors, BadByteSizeString) {
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": "1 GB/s"})")),
-            R"(x.json: workloads[0].bytes: invalid byte size "1 GB/s" (unknown unit "GB/s"; expected an integer with an optional unit B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, e.g. "512MiB", "1.5GiB", "4GB"))");
+  EXPECT_EQ(
+      error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": "1 GB/s"})")),
+      R"(x.json: workloads[0].bytes: invalid byte size "1 GB/s" (unknown unit "GB/s"; expected an integer with an optional unit B, KB, MB, GB, TB, KiB, MiB, GiB or TiB, e.g. "512MiB", "1.5GiB", "4GB"))");
 }
 
 TEST(SuiteErrors, EmptySweep) {
@@ -237,16 +238,19 @@ TEST(SuiteErrors, MissingRequiredParameter) {
 }
 
 TEST(SuiteErrors, DuplicateIdsNameBothEntries) {
-  EXPECT_EQ(error_of(R"({"name": "t", "workloads": [
+  EXPECT_EQ(
+      error_of(R"({"name": "t", "workloads": [
       {"kind": "matmul", "dtype": ["fp16", "bf16"], "m": 64, "n": 64, "k": 64},
       {"kind": "toy"},
       {"kind": "matmul", "dtype": "bf16", "m": 64, "n": 64, "k": 64}]})"),
-            R"(x.json: workloads[2]: duplicate id "matmul/dtype=bf16/m=64/n=64/k=64" (workloads[0] already expands to it))");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [64, 64], "n": 64, "k": 64})")),
-            R"(x.json: workloads[0]: duplicate id "matmul/dtype=fp32/m=64/n=64/k=64" (the entry expands to it more than once))");
+      R"(x.json: workloads[2]: duplicate id "matmul/dtype=bf16/m=64/n=64/k=64" (workloads[0] already expands to it))");
+  EXPECT_EQ(
+      error_of(with_entry(R"({"kind": "matmul", "m": [64, 64], "n": 64, "k": 64})")),
+      R"(x.json: workloads[0]: duplicate id "matmul/dtype=fp32/m=64/n=64/k=64" (the entry expands to it more than once))");
   // A param that is not part of the id cannot tell two workloads apart either.
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "note": ["a", "b"]})")),
-            R"(x.json: workloads[0]: duplicate id "toy/scale=1/flag=false/count=2" (the entry expands to it more than once))");
+  EXPECT_EQ(
+      error_of(with_entry(R"({"kind": "toy", "note": ["a", "b"]})")),
+      R"(x.json: workloads[0]: duplicate id "toy/scale=1/flag=false/count=2" (the entry expands to it more than once))");
 }
 
 TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
@@ -258,7 +262,8 @@ TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
 
 TEST(SuiteErrors, NumberBeyondDoubleNamesItsPath) {
   const std::string beyond = ": number 1e400 is out of range (a finite double is at most about 1.8e308)";
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1e400, "n": 1, "k": 1})")), "x.json: workloads[0].m" + beyond);
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1e400, "n": 1, "k": 1})")),
+            "x.json: workloads[0].m" + beyond);
   EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [1, 2, 1e400], "n": 1, "k": 1})")),
             "x.json: workloads[0].m[2]" + beyond);
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1e400})")),
@@ -277,7 +282,8 @@ TEST(SuiteErrors, NestingDeeperThan64LevelsIsRefused) {
 }
 
 TEST(SuiteErrors, DuplicateJsonKeys) {
-  EXPECT_EQ(error_of(R"({"name": "a", "name": "b", "workloads": [{"kind": "toy"}]})"), R"(x.json: duplicate key "name")");
+  EXPECT_EQ(error_of(R"({"name": "a", "name": "b", "workloads": [{"kind": "toy"}]})"),
+            R"(x.json: duplicate key "name")");
   EXPECT_EQ(error_of(R"({"name": "a", "workloads": [{"kind": "toy"}, {"kind": "toy", "count": 1, "count": 3}]})"),
             R"(x.json: workloads[1]: duplicate key "count")");
   EXPECT_EQ(error_of(R"({"name": "a", "defaults": {"warmup": 1, "warmup": 2}, "workloads": [{"kind": "toy"}]})"),
@@ -286,8 +292,10 @@ TEST(SuiteErrors, DuplicateJsonKeys) {
 
 TEST(SuiteErrors, TopLevel) {
   EXPECT_EQ(error_of("[1, 2]"), "x.json: expected a JSON object at the top level, got an array");
-  EXPECT_EQ(error_of(R"({"workloads": [{"kind": "toy"}]})"), R"(x.json: missing required key "name" (expected a string))");
-  EXPECT_EQ(error_of(R"({"name": 5, "workloads": [{"kind": "toy"}]})"), "x.json: name: expected a string, got integer 5");
+  EXPECT_EQ(error_of(R"({"workloads": [{"kind": "toy"}]})"),
+            R"(x.json: missing required key "name" (expected a string))");
+  EXPECT_EQ(error_of(R"({"name": 5, "workloads": [{"kind": "toy"}]})"),
+            "x.json: name: expected a string, got integer 5");
   EXPECT_EQ(error_of(R"({"name": "", "workloads": [{"kind": "toy"}]})"), "x.json: name: expected a non-empty string");
   EXPECT_EQ(error_of(R"({"name": "t", "description": 1, "workloads": [{"kind": "toy"}]})"),
             "x.json: description: expected a string, got integer 1");
@@ -296,7 +304,8 @@ TEST(SuiteErrors, TopLevel) {
   EXPECT_EQ(error_of(R"({"name": "t"})"),
             R"(x.json: missing required key "workloads" (expected a non-empty array of workload entries))");
   EXPECT_EQ(error_of(R"({"name": "t", "workloads": {}})"), "x.json: workloads: expected an array, got an object");
-  EXPECT_EQ(error_of(R"({"name": "t", "workloads": []})"), "x.json: workloads: empty (a suite needs at least one workload)");
+  EXPECT_EQ(error_of(R"({"name": "t", "workloads": []})"),
+            "x.json: workloads: empty (a suite needs at least one workload)");
   EXPECT_EQ(error_of(R"({"name": "t", "workloads": ["matmul"]})"),
             R"(x.json: workloads[0]: expected an object, got string "matmul")");
 }
@@ -349,9 +358,10 @@ TEST(SuiteLimits, ASweepIsCountedBeforeItIsBuilt) {
   // 10^10 workloads from a few hundred bytes: refused at once, naming the axes and the count.
   const std::string huge = with_entry(R"({"kind": "matmul", "m": )" + axis(100) + R"(, "n": )" + axis(100) +
                                       R"(, "k": )" + axis(100) + R"(, "batch": )" + axis(10000) + "}");
-  EXPECT_EQ(error_of(huge),
-            "x.json: workloads[0]: expands to 10000000000 workloads (m 100 × n 100 × k 100 × batch 10000), more than the "
-            "limit of 100000 (narrow the sweep, or raise the limit with --max-workloads)");
+  EXPECT_EQ(
+      error_of(huge),
+      "x.json: workloads[0]: expands to 10000000000 workloads (m 100 × n 100 × k 100 × batch 10000), more than the "
+      "limit of 100000 (narrow the sweep, or raise the limit with --max-workloads)");
   // Past 2^64: the count saturates instead of wrapping around to something small.
   std::string entry = R"({"kind": "matmul", "dtype": ["fp32","tf32","fp16","bf16","fp8"], "m": )" + axis(70000) +
                       R"(, "n": )" + axis(70000) + R"(, "k": )" + axis(70000) + R"(, "batch": )" + axis(70000) + "}";
@@ -361,7 +371,8 @@ TEST(SuiteLimits, ASweepIsCountedBeforeItIsBuilt) {
 
 TEST(SuiteLimits, TheLimitCountsEveryEntryAndCanBeRaised) {
   const std::string two = R"({"name": "t", "workloads": [{"kind": "matmul", "m": )" + axis(60) + R"(, "n": 1, "k": 1},
-                             {"kind": "matmul", "m": 1, "n": )" + axis(50) + R"(, "k": 2}]})";
+                             {"kind": "matmul", "m": 1, "n": )" +
+                          axis(50) + R"(, "k": 2}]})";
   EXPECT_EQ(limited_error(two, 100),
             "x.json: workloads[1]: the suite expands to 110 workloads with this entry (50: n 50), more than the limit "
             "of 100 (narrow the sweeps, or raise the limit with --max-workloads)");
@@ -372,7 +383,8 @@ TEST(SuiteLimits, TheLimitCountsEveryEntryAndCanBeRaised) {
 
 TEST(SuiteLimits, ErrorsInEarlierEntriesStillComeFirst) {
   const std::string text = R"({"name": "t", "workloads": [{"kind": "toy", "count": 99},
-                              {"kind": "matmul", "m": )" + axis(1000) + R"(, "n": )" + axis(1000) + R"(, "k": 1}]})";
+                              {"kind": "matmul", "m": )" +
+                           axis(1000) + R"(, "n": )" + axis(1000) + R"(, "k": 1}]})";
   EXPECT_EQ(error_of(text), "x.json: workloads[0].count: 99 is above the maximum 8");
 }
 

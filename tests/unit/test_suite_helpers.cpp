@@ -25,8 +25,7 @@ TEST(Sha256, StandardVectors) {
   const std::string bits_896 =
       "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
   EXPECT_EQ(sha256_hex(bits_896), "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(Sha256, MillionAStreamedInChunks) {
@@ -111,11 +110,17 @@ TEST(ByteSize, ErrorsNameContextAndInput) {
   EXPECT_EQ(error_of("1gib"), R"(x.json: workloads[0].bytes: invalid byte size "1gib" (unknown unit "gib")" + tail);
   EXPECT_EQ(error_of("GiB"), R"(x.json: workloads[0].bytes: invalid byte size "GiB" (no number)" + tail);
   EXPECT_EQ(error_of("-1KiB"), R"(x.json: workloads[0].bytes: invalid byte size "-1KiB" (no number)" + tail);
-  EXPECT_EQ(error_of("1.KiB"), R"(x.json: workloads[0].bytes: invalid byte size "1.KiB" (no digits after the decimal point)" + tail);
-  EXPECT_EQ(error_of("1.3B"), R"(x.json: workloads[0].bytes: invalid byte size "1.3B" (not a whole number of bytes)" + tail);
-  EXPECT_EQ(error_of("16777217TiB"), R"(x.json: workloads[0].bytes: invalid byte size "16777217TiB" (too large)" + tail);
-  EXPECT_EQ(error_of("18446744073709551616"), R"(x.json: workloads[0].bytes: invalid byte size "18446744073709551616" (too large)" + tail);
-  EXPECT_EQ(error_of("0.0000000000000000000000001GiB"), R"(x.json: workloads[0].bytes: invalid byte size "0.0000000000000000000000001GiB" (too many digits)" + tail);
+  EXPECT_EQ(error_of("1.KiB"),
+            R"(x.json: workloads[0].bytes: invalid byte size "1.KiB" (no digits after the decimal point)" + tail);
+  EXPECT_EQ(error_of("1.3B"),
+            R"(x.json: workloads[0].bytes: invalid byte size "1.3B" (not a whole number of bytes)" + tail);
+  EXPECT_EQ(error_of("16777217TiB"),
+            R"(x.json: workloads[0].bytes: invalid byte size "16777217TiB" (too large)" + tail);
+  EXPECT_EQ(error_of("18446744073709551616"),
+            R"(x.json: workloads[0].bytes: invalid byte size "18446744073709551616" (too large)" + tail);
+  EXPECT_EQ(error_of("0.0000000000000000000000001GiB"),
+            R"(x.json: workloads[0].bytes: invalid byte size "0.0000000000000000000000001GiB" (too many digits)" +
+                tail);
   EXPECT_EQ(error_of(""), R"(x.json: workloads[0].bytes: invalid byte size "" (no number)" + tail);
   EXPECT_THROW(parse_byte_size("1e9", ""), input_error);
 }
@@ -132,11 +137,13 @@ TEST(IdMatches, StarAndQuestionMark) {
   EXPECT_TRUE(id_matches(id, "matmul/*"));
   EXPECT_TRUE(id_matches(id, "*"));
   EXPECT_TRUE(id_matches(id, "*fp16*"));
-  EXPECT_TRUE(id_matches(id, "matmul/dtype=fp?" "?/*"));
+  EXPECT_TRUE(id_matches(id,
+                         "matmul/dtype=fp?"
+                         "?/*"));
   EXPECT_TRUE(id_matches(id, "*/k=4096"));
   EXPECT_TRUE(id_matches(id, id));
   EXPECT_TRUE(id_matches(id, "m*m*=4096*k=4096"));  // backtracking over several stars
-  EXPECT_FALSE(id_matches(id, "matmul"));            // whole-id match, not substring
+  EXPECT_FALSE(id_matches(id, "matmul"));           // whole-id match, not substring
   EXPECT_FALSE(id_matches(id, "*bf16*"));
   EXPECT_FALSE(id_matches(id, "matmul/dtype=fp?/*"));
   EXPECT_FALSE(id_matches(id, "*/k=409"));
@@ -176,8 +183,12 @@ TEST(WorkloadSpec, TypedAccessors) {
   EXPECT_EQ(error_of([&] { w.get_int("batch"); }), R"(workload "toy/a=1": parameter "batch" is missing)");
   EXPECT_EQ(error_of([&] { w.get_int("s"); }),
             R"(workload "toy/a=1": parameter "s" is string "fp16", expected an integer)");
-  EXPECT_EQ(error_of([&] { w.get_int("x"); }), R"(workload "toy/a=1": parameter "x" is number 0.5, expected an integer)");
-  EXPECT_EQ(error_of([&] { w.get_string("i"); }), R"(workload "toy/a=1": parameter "i" is integer 42, expected a string)");
-  EXPECT_EQ(error_of([&] { w.get_bool("i"); }), R"(workload "toy/a=1": parameter "i" is integer 42, expected a boolean)");
-  EXPECT_EQ(error_of([&] { w.get_number("b"); }), R"(workload "toy/a=1": parameter "b" is boolean true, expected a number)");
+  EXPECT_EQ(error_of([&] { w.get_int("x"); }),
+            R"(workload "toy/a=1": parameter "x" is number 0.5, expected an integer)");
+  EXPECT_EQ(error_of([&] { w.get_string("i"); }),
+            R"(workload "toy/a=1": parameter "i" is integer 42, expected a string)");
+  EXPECT_EQ(error_of([&] { w.get_bool("i"); }),
+            R"(workload "toy/a=1": parameter "i" is integer 42, expected a boolean)");
+  EXPECT_EQ(error_of([&] { w.get_number("b"); }),
+            R"(workload "toy/a=1": parameter "b" is boolean true, expected a number)");
 }

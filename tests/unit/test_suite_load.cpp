@@ -65,9 +65,9 @@ TEST(SuiteLoad, GoldenBadSuites) {
       {"bad_malformed.json",
        "invalid JSON: parse error at line 5, column 5: syntax error while parsing array - unexpected '{'; "
        "expected ']'"},
-      {"bad_unknown_kind.json", R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))"},
-      {"bad_unknown_key.json",
-       R"(workloads[0]: unknown key "dtpye" for kind matmul (expected dtype, m, n, k, batch))"},
+      {"bad_unknown_kind.json",
+       R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))"},
+      {"bad_unknown_key.json", R"(workloads[0]: unknown key "dtpye" for kind matmul (expected dtype, m, n, k, batch))"},
       {"bad_wrong_type.json", R"(workloads[0].m: expected an integer, got string "big")"},
       {"bad_dtype.json", R"(workloads[3].dtype: unknown dtype "fp17" (expected fp32, tf32, fp16, bf16, fp8))"},
       {"bad_empty_sweep.json", "workloads[0].dtype: empty sweep (an array needs at least one value)"},

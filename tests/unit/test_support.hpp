@@ -1,7 +1,8 @@
 // Helpers shared by the compare/result/report unit tests: golden files and temp paths.
 #pragma once
-#include <cstdlib>
 #include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -32,8 +33,7 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
     write_text(path, actual);
     return;
   }
-  EXPECT_EQ(read_text(path), actual) << "golden file " << path
-                                     << " differs (CUDABENCH_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(read_text(path), actual) << "golden file " << path << " differs (CUDABENCH_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 inline std::string temp_path(const std::string& name) {

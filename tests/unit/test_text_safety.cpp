@@ -13,11 +13,11 @@ TEST(TextSafety, ControlCharactersAreEscaped) {
   EXPECT_EQ(terminal_text("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
   EXPECT_EQ(terminal_text(std::string("a\0b", 3)), "a\\x00b");
   EXPECT_EQ(terminal_text("line\nbreak\ttab\rcr\x7f"), "line\\nbreak\\ttab\\rcr\\x7f");
-  EXPECT_EQ(terminal_text("evil\u202Etxt.json"), "evil\\u{202e}txt.json");      // right-to-left override
+  EXPECT_EQ(terminal_text("evil\u202Etxt.json"), "evil\\u{202e}txt.json");  // right-to-left override
   EXPECT_EQ(terminal_text("\u2066iso\u2069 \u200f"), "\\u{2066}iso\\u{2069} \\u{200f}");
-  EXPECT_EQ(terminal_text("c1:\xc2\x9b"), "c1:\\u{009b}");                     // C1 CSI
-  EXPECT_EQ(terminal_text("bad \xff\xc3("), "bad \\xff\\xc3(");                 // not UTF-8
-  EXPECT_EQ(terminal_text("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");                   // overlong
+  EXPECT_EQ(terminal_text("c1:\xc2\x9b"), "c1:\\u{009b}");       // C1 CSI
+  EXPECT_EQ(terminal_text("bad \xff\xc3("), "bad \\xff\\xc3(");  // not UTF-8
+  EXPECT_EQ(terminal_text("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");   // overlong
   EXPECT_FALSE(has_control_text("CUDA 12.4 — H200"));
   EXPECT_TRUE(has_control_text("x\x1b"));
   EXPECT_TRUE(has_control_text("\u202E"));

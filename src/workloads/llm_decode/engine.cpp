@@ -43,7 +43,8 @@ class engine_impl final : public engine {
       : cfg_(c), dtype_(d), shape_(g), layout_(make_weight_layout(c)) {
     if (forced) forced_ = *forced;
     const int P = g.prompt_tokens, L = g.max_length;
-    if (P < 1 || L <= P) throw input_error(fmt::format("llm engine: need 1 <= prompt_tokens ({}) < max_length ({})", P, L));
+    if (P < 1 || L <= P)
+      throw input_error(fmt::format("llm engine: need 1 <= prompt_tokens ({}) < max_length ({})", P, L));
 
     weights_ = device_buffer<T>(layout_.total_elements);
     if (src.from_checkpoint) {
@@ -140,7 +141,8 @@ class engine_impl final : public engine {
 
   void set_prompt(const std::vector<std::int32_t>& ids) override {
     if (static_cast<int>(ids.size()) != shape_.prompt_tokens)
-      throw std::invalid_argument(fmt::format("llm engine: prompt has {} ids, expected {}", ids.size(), shape_.prompt_tokens));
+      throw std::invalid_argument(
+          fmt::format("llm engine: prompt has {} ids, expected {}", ids.size(), shape_.prompt_tokens));
     for (std::int32_t id : ids)
       if (id < 0 || id >= cfg_.vocab_size)
         throw input_error(fmt::format("llm engine: prompt id {} outside the vocabulary [0, {})", id, cfg_.vocab_size));
@@ -177,8 +179,7 @@ class engine_impl final : public engine {
   nlohmann::ordered_json tuning_choices() const override {
     nlohmann::ordered_json gemv = nlohmann::ordered_json::object();
     for (int site = 0; site < kGemvSites; ++site) gemv[kSiteNames[site]] = gemv_variant_[site];
-    return {{"gemv", std::move(gemv)},
-            {"graph", {{"pdl", programmatic_}, {"attn_chunk", chunk_}}}};
+    return {{"gemv", std::move(gemv)}, {"graph", {{"pdl", programmatic_}, {"attn_chunk", chunk_}}}};
   }
 
  private:
@@ -201,8 +202,8 @@ class engine_impl final : public engine {
   }
 
   // One GEMV launch (gemv.cuh): y[n] = W[n, kdim] x, with the given prologue/epilogue.
-  void gemv(const T* weight, int n, int kdim, const T* x, const T* norm, void* y, k::gemv_input in,
-            k::gemv_output out, cudaStream_t s, int variant = 0) const {
+  void gemv(const T* weight, int n, int kdim, const T* x, const T* norm, void* y, k::gemv_input in, k::gemv_output out,
+            cudaStream_t s, int variant = 0) const {
     k::gemv_args<T> a;
     a.w = weight;
     a.n = n;
@@ -299,8 +300,8 @@ class engine_impl final : public engine {
     for (int l = 0; l < cfg_.num_layers; ++l) {
       enqueue_site_gemv(site_qkv, l, gemv_variant_[site_qkv], s);
       k::rope_kv_append<T>(qkv_.get(), rope_shape(1), rope_table_.get(), pos_.get(), k_layer(l), v_layer(l), s);
-      k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(),
-                             part_ml_.get(), attn_.get(), s);
+      k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(), part_ml_.get(),
+                             attn_.get(), s);
       enqueue_site_gemv(site_o, l, gemv_variant_[site_o], s);
       enqueue_site_gemv(site_gate_up, l, gemv_variant_[site_gate_up], s);
       enqueue_site_gemv(site_down, l, gemv_variant_[site_down], s);

@@ -1,6 +1,5 @@
 // See llm_decode.hpp.
 #include "workloads/llm_decode/llm_decode.hpp"
-#include "workloads/llm_decode/llm_decode_workload.hpp"
 
 #include <algorithm>
 
@@ -8,6 +7,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "workloads/llm_decode/llm_decode_workload.hpp"
 #include "workloads/llm_decode/validate.hpp"
 
 namespace cudabench {
@@ -39,13 +39,15 @@ kind_schema llm_decode_schema() {
       "(cuBLASLt), then decode to max_length through one captured CUDA graph (fused GEMVs, flash-decoding); "
       "headline decode tokens/s";
   param_def model = make_param("model", param_type::string,
-                  "a preset (" + preset_list() + ") or a directory in Hugging Face layout (config.json; "
-                  "model.safetensors or model.safetensors.index.json for weights: checkpoint)");
+                               "a preset (" + preset_list() +
+                                   ") or a directory in Hugging Face layout (config.json; "
+                                   "model.safetensors or model.safetensors.index.json for weights: checkpoint)");
   model.required = true;
   s.params.push_back(model);
-  param_def weights = make_param("weights", param_type::string,
-                    "random: seeded, generated on the GPU (a directory model contributes its config only); "
-                    "checkpoint: the directory's safetensors");
+  param_def weights =
+      make_param("weights", param_type::string,
+                 "random: seeded, generated on the GPU (a directory model contributes its config only); "
+                 "checkpoint: the directory's safetensors");
   weights.default_value = "random";
   weights.choices = {"random", "checkpoint"};
   s.params.push_back(weights);
@@ -59,8 +61,8 @@ kind_schema llm_decode_schema() {
   prompt.max = 1 << 20;
   s.params.push_back(prompt);
   param_def max_length = make_param("max_length", param_type::integer,
-                       "total tokens after generate, prompt included (as transformers' max_length); "
-                       "at least prompt_tokens + 2");
+                                    "total tokens after generate, prompt included (as transformers' max_length); "
+                                    "at least prompt_tokens + 2");
   max_length.default_value = 256;
   max_length.min = 3;
   max_length.max = 1 << 20;
@@ -86,7 +88,8 @@ kind_schema llm_decode_schema() {
   checkpoint.format = file_format::safetensors;
   checkpoint.when_param = "weights";
   checkpoint.when_value = "checkpoint";
-  checkpoint.why = "checkpoint weights come from the model directory's safetensors (a preset has none: use weights random)";
+  checkpoint.why =
+      "checkpoint weights come from the model directory's safetensors (a preset has none: use weights random)";
   s.rules.push_back(checkpoint);
   kind_rule length;
   length.type = rule_type::at_least_plus;
@@ -116,9 +119,10 @@ llm_decode_workload::llm_decode_workload(const workload_spec& spec)
   if (spec.get_int("batch") != 1)
     throw input_error(fmt::format("{}: batch {}: only batch 1 is implemented", spec.id, spec.get_int("batch")));
   if (shape_.max_length < shape_.prompt_tokens + 2)
-    throw input_error(fmt::format("{}: max_length {} must be at least prompt_tokens + 2 = {} (it is the total length, "
-                                  "prompt included, and decode needs at least one step to time)",
-                                  spec.id, shape_.max_length, shape_.prompt_tokens + 2));
+    throw input_error(
+        fmt::format("{}: max_length {} must be at least prompt_tokens + 2 = {} (it is the total length, "
+                    "prompt included, and decode needs at least one step to time)",
+                    spec.id, shape_.max_length, shape_.prompt_tokens + 2));
 }
 
 llm_decode_workload::~llm_decode_workload() = default;
@@ -126,8 +130,10 @@ llm_decode_workload::~llm_decode_workload() = default;
 void llm_decode_workload::setup(run_context& ctx) {
   config_ = load_llm_config(model_);
   if (from_checkpoint_ && llm_preset(model_))
-    throw input_error(fmt::format("llm_decode: weights \"checkpoint\" needs a model directory; \"{}\" is a preset "
-                                  "(use weights \"random\")", model_));
+    throw input_error(
+        fmt::format("llm_decode: weights \"checkpoint\" needs a model directory; \"{}\" is a preset "
+                    "(use weights \"random\")",
+                    model_));
   if (shape_.max_length > config_.max_position_embeddings)
     throw input_error(fmt::format("llm_decode: max_length {} exceeds the model's max_position_embeddings {}",
                                   shape_.max_length, config_.max_position_embeddings));
@@ -239,7 +245,8 @@ metric_list llm_decode_workload::metrics(const measurement& m) const {
     for (double ms : decode_ms_) tpot.push_back(ms / steps);
     out.emplace_back("bandwidth_gbps", rate_metric("GB/s", step_bytes_, 1e9, tpot));
   }
-  out.emplace_back("peak_memory_gb", make_metric("GB", better::lower, {static_cast<double>(m.peak_memory_bytes) / 1e9}));
+  out.emplace_back("peak_memory_gb",
+                   make_metric("GB", better::lower, {static_cast<double>(m.peak_memory_bytes) / 1e9}));
   out.emplace_back("weights_gb", make_metric("GB", better::lower, {weight_bytes_ / 1e9}));
   return out;
 }

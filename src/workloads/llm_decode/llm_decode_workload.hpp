@@ -43,7 +43,7 @@ class llm_decode_workload : public workload {
   std::unique_ptr<llm::engine> engine_;
   std::vector<std::int32_t> prompt_;
   std::unique_ptr<cuda_event> start_, first_token_, end_;
-  std::vector<double> ttft_ms_, decode_ms_;  // one per repetition
+  std::vector<double> ttft_ms_, decode_ms_;   // one per repetition
   double weight_bytes_ = 0, step_bytes_ = 0;  // kept for metrics(), which may run after teardown()
 };
 

@@ -56,7 +56,8 @@ class reference_model {
     const int h = c_.hidden_size, hd = c_.head_dim, group = c_.group_size();
     if (token < 0 || token >= c_.vocab_size) throw std::out_of_range("reference: token id outside the vocabulary");
     const auto& embed = at("model.embed_tokens.weight");
-    vec x(embed.begin() + static_cast<std::ptrdiff_t>(token) * h, embed.begin() + static_cast<std::ptrdiff_t>(token + 1) * h);
+    vec x(embed.begin() + static_cast<std::ptrdiff_t>(token) * h,
+          embed.begin() + static_cast<std::ptrdiff_t>(token + 1) * h);
     for (int l = 0; l < c_.num_layers; ++l) {
       const std::string p = "model.layers." + std::to_string(l) + ".";
       const vec xn = rmsnorm(x, at(p + "input_layernorm.weight"), c_.rms_norm_eps);

@@ -71,9 +71,9 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
         if (round > 0 && (round == 1 || ms < variant_ms[v])) variant_ms[v] = ms;
       }
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
-    out.summary += fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
-                               k::gemv_variant_name(out.variant[site]),
-                               1000.0 * variant_ms[out.variant[site]] / launches);
+    out.summary +=
+        fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
+                    k::gemv_variant_name(out.variant[site]), 1000.0 * variant_ms[out.variant[site]] / launches);
   }
   clear_scratch(s);
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));

@@ -25,7 +25,8 @@ validation_outcome compare_with_reference(const std::vector<float>& gpu, const s
   validation_outcome v;
   v.tolerance = tolerance;
   if (gpu.size() != ref.first_logits.size()) {
-    v.message = fmt::format("{}: {} logits from the GPU, {} from the reference", what, gpu.size(), ref.first_logits.size());
+    v.message =
+        fmt::format("{}: {} logits from the GPU, {} from the reference", what, gpu.size(), ref.first_logits.size());
     return v;
   }
   double scale = 0.0, worst = 0.0;
@@ -39,10 +40,10 @@ validation_outcome compare_with_reference(const std::vector<float>& gpu, const s
   }
   if (!(scale > 0)) scale = 1.0;
   v.max_rel_error = finite ? worst / scale : INFINITY;
-  const std::string logits_msg =
-      fmt::format("{}: first-step logits max |gpu - ref| / max|ref| = {:.3g} (at id {}: {:.6g} vs {:.6g}; max|ref| {:.4g}; "
-                  "tolerance {:.3g})",
-                  what, v.max_rel_error, worst_at, gpu[worst_at], ref.first_logits[worst_at], scale, tolerance);
+  const std::string logits_msg = fmt::format(
+      "{}: first-step logits max |gpu - ref| / max|ref| = {:.3g} (at id {}: {:.6g} vs {:.6g}; max|ref| {:.4g}; "
+      "tolerance {:.3g})",
+      what, v.max_rel_error, worst_at, gpu[worst_at], ref.first_logits[worst_at], scale, tolerance);
   if (!finite || v.max_rel_error > tolerance) {
     v.message = logits_msg;
     return v;
@@ -58,9 +59,10 @@ validation_outcome compare_with_reference(const std::vector<float>& gpu, const s
       continue;
     }
     if (ref.top2_gap[i] <= tie) {
-      tail = fmt::format(", then a near tie at step {} (reference top-2 gap {:.3g} <= {:.3g}: gpu {}, ref {}); "
-                         "later steps not compared",
-                         i, ref.top2_gap[i], tie, gpu_generated[i], ref.generated[i]);
+      tail = fmt::format(
+          ", then a near tie at step {} (reference top-2 gap {:.3g} <= {:.3g}: gpu {}, ref {}); "
+          "later steps not compared",
+          i, ref.top2_gap[i], tie, gpu_generated[i], ref.generated[i]);
       break;
     }
     v.message = fmt::format("{}; greedy token {} differs: gpu {} vs reference {} (reference top-2 gap {:.3g} > {:.3g})",

@@ -42,10 +42,10 @@ struct weight_source {
 
 // One Hugging Face tensor and where it lives.
 struct tensor_slot {
-  std::string name;                  // e.g. "model.layers.3.mlp.up_proj.weight"
-  std::vector<std::int64_t> shape;   // as in the checkpoint: [rows, cols] or [n] for norms
-  std::size_t offset = 0;            // elements into the weight buffer
-  float lo = 0, hi = 0;              // random init: uniform in [lo, hi)
+  std::string name;                 // e.g. "model.layers.3.mlp.up_proj.weight"
+  std::vector<std::int64_t> shape;  // as in the checkpoint: [rows, cols] or [n] for norms
+  std::size_t offset = 0;           // elements into the weight buffer
+  float lo = 0, hi = 0;             // random init: uniform in [lo, hi)
   std::int64_t numel() const;
 };
 
@@ -57,7 +57,7 @@ struct weight_layout {
   std::size_t total_elements = 0;
   std::size_t embed = 0, final_norm = 0, lm_head = 0;  // lm_head == embed when tied
   std::vector<layer_offsets> layers;
-  std::vector<tensor_slot> slots;  // every checkpoint tensor, in a fixed order
+  std::vector<tensor_slot> slots;           // every checkpoint tensor, in a fixed order
   std::int64_t parameter_elements() const;  // sum over slots (no padding)
 };
 

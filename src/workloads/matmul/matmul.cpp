@@ -2,11 +2,10 @@
 // and times them once at setup: the heuristic's first choice is not always the fastest, and
 // picking the measured best is what lets us match or beat frameworks that call the same library.
 #include "workloads/matmul/matmul.hpp"
-#include "workloads/matmul/matmul_workload.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -17,11 +16,12 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/dtype_cuda.hpp"
+#include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
-#include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/matmul/reference_gemm.cuh"
+#include "workloads/matmul/matmul_workload.hpp"
 
 namespace cudabench {
 
@@ -75,8 +75,8 @@ double matmul_tolerance(dtype d, std::int64_t k) {
   switch (d) {
     case dtype::fp32: return accumulation;
     case dtype::tf32: return 5e-3 + accumulation;
-    case dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;     // ~4.9e-3
-    case dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;       // ~2.0e-2
+    case dtype::fp16: return 10 * std::ldexp(1.0, -11) + accumulation;    // ~4.9e-3
+    case dtype::bf16: return 5 * std::ldexp(1.0, -8) + accumulation;      // ~2.0e-2
     case dtype::fp8_e4m3: return 8 * std::ldexp(1.0, -8) + accumulation;  // ~3.1e-2
   }
   return 0;
@@ -99,13 +99,10 @@ void fill_input(dtype d, void* p, std::size_t count, std::uint64_t seed, cudaStr
     case dtype::fp32:
     case dtype::tf32: return kernels::fill_uniform(static_cast<float*>(p), count, seed, -1.f, 1.f, stream);
     case dtype::fp16: return kernels::fill_uniform(static_cast<__half*>(p), count, seed, -1.f, 1.f, stream);
-    case dtype::bf16:
-      return kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), count, seed, -1.f, 1.f, stream);
-    case dtype::fp8_e4m3:
-      return kernels::fill_uniform(static_cast<__nv_fp8_e4m3*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::bf16: return kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), count, seed, -1.f, 1.f, stream);
+    case dtype::fp8_e4m3: return kernels::fill_uniform(static_cast<__nv_fp8_e4m3*>(p), count, seed, -1.f, 1.f, stream);
   }
 }
-
 
 constexpr int max_candidates = 16;  // heuristic candidates timed at setup
 constexpr int max_samples = 1024;
@@ -114,9 +111,9 @@ constexpr int max_samples = 1024;
 
 // The planned GEMM (descriptors and the algorithm chosen at setup) and how it was chosen.
 struct matmul_lt_plan {
-  lt_matmul gemm;       // cuBLAS's A is our B, its B our A (see setup)
-  int candidate = -1;   // index among the heuristic's candidates
-  int candidates = 0;   // how many there were
+  lt_matmul gemm;      // cuBLAS's A is our B, its B our A (see setup)
+  int candidate = -1;  // index among the heuristic's candidates
+  int candidates = 0;  // how many there were
   std::string choice;  // which candidate won and how, for the validation message
 
   explicit matmul_lt_plan(lt_matmul g) : gemm(std::move(g)) {}
@@ -158,8 +155,8 @@ nlohmann::ordered_json algo_config_json(const cublasLtMatmulAlgo_t& algo) {
 // it was, and of how many).
 nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& rec) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  for (const char* key : {"id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "inner_shape",
-                          "cluster_shape"})
+  for (const char* key :
+       {"id", "tile", "stages", "splitk", "reduction", "swizzle", "custom", "inner_shape", "cluster_shape"})
     out[key] = rec.contains(key) ? rec.at(key) : nlohmann::ordered_json(nullptr);
   return out;
 }
@@ -192,8 +189,8 @@ void matmul_workload::setup(run_context& ctx) {
       props = &local;
     }
     if (props->major * 10 + props->minor < 89)
-      throw unsupported_error(fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})",
-                                          props->major, props->minor));
+      throw unsupported_error(
+          fmt::format("matmul fp8 needs compute capability 8.9+ (this GPU is {}.{})", props->major, props->minor));
   }
 
   const std::size_t batch = static_cast<std::size_t>(batch_);
@@ -230,9 +227,10 @@ void matmul_workload::setup(run_context& ctx) {
     for (std::size_t i = 0; i < candidates.size() && plan_->candidate < 0; ++i)
       if (algo_config_json(candidates[i]) == algo_config_json_of_record(*rec)) plan_->candidate = static_cast<int>(i);
     if (plan_->candidate < 0)
-      throw input_error(fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
-                                    "candidates for this GEMM",
-                                    rec->dump(), candidates.size()));
+      throw input_error(
+          fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
+                      "candidates for this GEMM",
+                      rec->dump(), candidates.size()));
     plan_->gemm.use(candidates[static_cast<std::size_t>(plan_->candidate)]);
     plan_->choice = fmt::format("candidate {} of {} replayed from --tuning-from", plan_->candidate, candidates.size());
   } else {
@@ -330,13 +328,13 @@ validation_outcome matmul_workload::check_output(run_context& ctx) {
   const int count = static_cast<int>(samples.size());
   device_buffer<kernels::gemm_sample> d_samples(samples.size());
   device_buffer<kernels::gemm_sample_result> d_results(samples.size());
-  CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice,
-                                       ctx.stream));
-  kernels::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_, n_,
-                                  k_, d_samples.get(), count, d_results.get(), ctx.stream);
+  CUDABENCH_CHECK_CUDA(
+      cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice, ctx.stream));
+  kernels::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_, n_, k_,
+                                  d_samples.get(), count, d_results.get(), ctx.stream);
   std::vector<kernels::gemm_sample_result> results(samples.size());
-  CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost,
-                                       ctx.stream));
+  CUDABENCH_CHECK_CUDA(
+      cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost, ctx.stream));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
 
   // See matmul_tolerance() for the error measure and why.
@@ -369,8 +367,8 @@ validation_outcome matmul_workload::check_output(run_context& ctx) {
 }
 
 metric_list matmul_workload::metrics(const measurement& m) const {
-  const double flops = 2.0 * static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_) *
-                       static_cast<double>(batch_);
+  const double flops =
+      2.0 * static_cast<double>(m_) * static_cast<double>(n_) * static_cast<double>(k_) * static_cast<double>(batch_);
   metric_list out;
   out.emplace_back("time_ms", time_metric(m.per_run_ms));
   out.emplace_back("tflops", rate_metric("TFLOP/s", flops, 1e12, m.per_run_ms));

@@ -1,6 +1,5 @@
 // See memory_bandwidth.hpp.
 #include "workloads/memory_bandwidth/memory_bandwidth.hpp"
-#include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +9,10 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
-#include "cudabench/timing.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/timing.hpp"
 #include "kernels/memory_bandwidth/copy_vec16.cuh"
+#include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
 
 namespace cudabench {
 
@@ -58,7 +58,6 @@ bool source_on_host(memory_op op) { return op == memory_op::h2d_pinned || op == 
 bool destination_on_host(memory_op op) { return op == memory_op::d2h_pinned || op == memory_op::d2h_pageable; }
 bool uses_pinned(memory_op op) { return op == memory_op::h2d_pinned || op == memory_op::d2h_pinned; }
 bool uses_pageable(memory_op op) { return op == memory_op::h2d_pageable || op == memory_op::d2h_pageable; }
-
 
 void fill_host(std::byte* p, std::size_t bytes, const kernels::byte_pattern& pattern) {
   const std::size_t n_words = bytes / 8;
@@ -185,9 +184,7 @@ void memory_bandwidth_workload::run(cudaStream_t stream) {
     case memory_op::d2h_pageable:
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(host_, src_dev_.get(), bytes_, cudaMemcpyDeviceToHost, stream));
       return;
-    case memory_op::memset:
-      CUDABENCH_CHECK_CUDA(cudaMemsetAsync(dst_dev_.get(), memset_value, bytes_, stream));
-      return;
+    case memory_op::memset: CUDABENCH_CHECK_CUDA(cudaMemsetAsync(dst_dev_.get(), memset_value, bytes_, stream)); return;
   }
 }
 
@@ -215,14 +212,14 @@ validation_outcome memory_bandwidth_workload::check_destination(run_context& ctx
   }
   const std::size_t words = (bytes_ + 7) / 8;
   validation_outcome out;
-  out.tolerance = 0;  // a copy is exact
+  out.tolerance = 0;                                                                         // a copy is exact
   out.max_rel_error = static_cast<double>(r.mismatched_words) / static_cast<double>(words);  // fraction wrong
   out.passed = r.mismatched_words == 0;
-  out.message = fmt::format("all {} bytes compared with the {} on the {}: {} of {} 8-byte words differ{}; via {}",
-                            bytes_, expected_.constant ? "memset value" : "seeded source pattern",
-                            destination_on_host(op_) ? "host" : "device", r.mismatched_words, words,
-                            r.mismatched_words ? fmt::format(" (first at byte offset {})", r.first_offset) : "",
-                            method_);
+  out.message =
+      fmt::format("all {} bytes compared with the {} on the {}: {} of {} 8-byte words differ{}; via {}", bytes_,
+                  expected_.constant ? "memset value" : "seeded source pattern",
+                  destination_on_host(op_) ? "host" : "device", r.mismatched_words, words,
+                  r.mismatched_words ? fmt::format(" (first at byte offset {})", r.first_offset) : "", method_);
   return out;
 }
 

@@ -1,6 +1,5 @@
 // See resnet50.hpp.
 #include "workloads/resnet50/resnet50.hpp"
-#include "workloads/resnet50/resnet50_workload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +12,7 @@
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
+#include "workloads/resnet50/resnet50_workload.hpp"
 #include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet_reference.hpp"
 

@@ -67,8 +67,8 @@ void resnet_model::prepare() {
   plan_layers();
   blas_ = std::make_unique<blaslt_context>(std::size_t{8} << 20);
   fc_ = std::make_unique<lt_matmul>(make_linear(*blas_, opt_.batch, arch_.num_classes, arch_.features,
-                                                gemm_types_of(num_.element()), gemm_epilogue::bias,
-                                                fc_b_.get(), cuda_data_type(num_.element())));
+                                                gemm_types_of(num_.element()), gemm_epilogue::bias, fc_b_.get(),
+                                                cuda_data_type(num_.element())));
   if (opt_.use_graph) {
     // One eager pass first: cuDNN and cuBLASLt load kernels and build internal plans lazily, which
     // must not happen inside the capture.
@@ -274,10 +274,8 @@ void resnet_model::capture_graph() {
 
 void resnet_model::forward(cudaStream_t stream) {
   if (!prepared()) throw std::logic_error("resnet_model::forward before prepare()");
-  if (graph_exec_)
-    graph_exec_.launch(stream);
-  else
-    forward_direct(stream);
+  if (graph_exec_) graph_exec_.launch(stream);
+  else forward_direct(stream);
 }
 
 void resnet_model::set_input(const float* images, cudaStream_t stream) {

@@ -50,10 +50,8 @@ lt_matmul plan_dw(const blaslt_context& lt, const mlp_config& c) {
 }
 
 void fill16(void* p, std::size_t n, std::uint64_t seed, float lo, float hi, dtype k, cudaStream_t s) {
-  if (k == dtype::fp16)
-    kernels::fill_uniform(static_cast<__half*>(p), n, seed, lo, hi, s);
-  else
-    kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), n, seed, lo, hi, s);
+  if (k == dtype::fp16) kernels::fill_uniform(static_cast<__half*>(p), n, seed, lo, hi, s);
+  else kernels::fill_uniform(static_cast<__nv_bfloat16*>(p), n, seed, lo, hi, s);
 }
 
 }  // namespace
@@ -114,8 +112,7 @@ void mlp_trainer::forward_backward(cudaStream_t s) {
   CUDABENCH_CHECK_CUDA(cudaMemsetAsync(loss_.get(), 0, sizeof(float), s));
   std::byte* buf[2] = {dgrad_.get(), dgrad_.get() + cfg_.acts() * 2};
   int cur = 0;
-  kernels::mse_loss_backward(act(L), target(), buf[cur], cfg_.acts(), &state_.get()->scale, loss_.get(), cfg_.kind,
-                             s);
+  kernels::mse_loss_backward(act(L), target(), buf[cur], cfg_.acts(), &state_.get()->scale, loss_.get(), cfg_.kind, s);
   for (int l = L - 1; l >= 0; --l) {
     // buf[cur] holds dZ_l (scaled). dW_l = dZ_l^T X_l, written in fp32 into the gradient arena.
     bwd_dw_.run(act(l), buf[cur], grad_.get() + static_cast<std::size_t>(l) * cfg_.params_per_layer(), s);

@@ -56,12 +56,12 @@ class mlp_trainer {
   }
 
   const mlp_config& cfg() const { return cfg_; }
-  float* master() const { return master_.get(); }       // [layers][hidden out][hidden in]
-  float* grads() const { return grad_.get(); }          // scaled by the scale of their step
-  void* weights16() const { return w16_.get(); }        // 16-bit copy of master
-  void* input() const { return act(0); }                // X_0 [batch, hidden], 16-bit
-  void* act(int l) const;                               // X_l; act(layers) = Y
-  const float* target() const { return target_.get(); }  // [batch, hidden] fp32
+  float* master() const { return master_.get(); }                 // [layers][hidden out][hidden in]
+  float* grads() const { return grad_.get(); }                    // scaled by the scale of their step
+  void* weights16() const { return w16_.get(); }                  // 16-bit copy of master
+  void* input() const { return act(0); }                          // X_0 [batch, hidden], 16-bit
+  void* act(int l) const;                                         // X_l; act(layers) = Y
+  const float* target() const { return target_.get(); }           // [batch, hidden] fp32
   const void* grad_of_first_preact() const { return dz_first_; }  // dZ_0 after a backward, 16-bit
   kernels::scaler_state* scaler() const { return state_.get(); }
   const float* loss_sum() const { return loss_.get(); }  // MSE of the last forward

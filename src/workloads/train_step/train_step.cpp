@@ -62,9 +62,9 @@ class train_step_workload final : public workload {
 
     validation_outcome out = grads;
     out.passed = grads.passed && falls.passed && sampled.passed && full_ok;
-    out.message = fmt::format("{}; {}; {}; full-size first step: loss {:.5g}, scale {} -> {}, step {} -> {}",
-                              grads.message, falls.message, sampled.message, loss, before.scale, after.scale,
-                              before.step, after.step);
+    out.message =
+        fmt::format("{}; {}; {}; full-size first step: loss {:.5g}, scale {} -> {}, step {} -> {}", grads.message,
+                    falls.message, sampled.message, loss, before.scale, after.scale, before.step, after.step);
     return out;
   }
 

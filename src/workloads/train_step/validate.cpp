@@ -139,9 +139,10 @@ validation_outcome check_sampled_first_layer_grad(const mlp_trainer& t, int samp
   out.tolerance = tolerance;
   out.max_rel_error = max_ref > 0 ? max_diff / max_ref : INFINITY;
   out.passed = out.max_rel_error <= tolerance;
-  out.message = fmt::format("full-size dW_0: {} sampled entries vs double dot products of the device's dZ_0 and X_0, "
-                            "max |g-ref|/max|ref| = {:.3g} (tol {:.1g})",
-                            samples, out.max_rel_error, tolerance);
+  out.message = fmt::format(
+      "full-size dW_0: {} sampled entries vs double dot products of the device's dZ_0 and X_0, "
+      "max |g-ref|/max|ref| = {:.3g} (tol {:.1g})",
+      samples, out.max_rel_error, tolerance);
   return out;
 }
 

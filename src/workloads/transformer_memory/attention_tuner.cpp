@@ -5,8 +5,8 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -76,8 +76,8 @@ attention_choice tune_attention(const std::vector<attention_workload>& shapes, c
       if (v != attention_variant::cuda_core)
         diff = max_rel_diff(first_sequence_output(shapes.front().args, v, stream), ref, shapes.front().args);
       if (!(diff <= k_max_rel_diff)) {
-        best.summary += fmt::format("{}: rejected (max rel diff {:.3g} vs cuda-core); ",
-                                    kernels::attention_variant_name(v), diff);
+        best.summary +=
+            fmt::format("{}: rejected (max rel diff {:.3g} vs cuda-core); ", kernels::attention_variant_name(v), diff);
         continue;
       }
       ms = time_variant(shapes, v, stream);

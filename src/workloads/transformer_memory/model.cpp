@@ -63,7 +63,8 @@ model::model(const blaslt_context& lt, const config& cfg)
   scratch_ = device_buffer<std::byte>(static_cast<std::size_t>(scratch_elems(cfg)) * eb);
 
   // GEMM plans are for one chunk of `chunk_` sequences.
-  const std::int64_t cs = static_cast<std::int64_t>(chunk_) * cfg.src_len, ct = static_cast<std::int64_t>(chunk_) * cfg.tgt_len;
+  const std::int64_t cs = static_cast<std::int64_t>(chunk_) * cfg.src_len,
+                     ct = static_cast<std::int64_t>(chunk_) * cfg.tgt_len;
   enc_.reserve(cfg.encoder_layers);
   for (int i = 0; i < cfg.encoder_layers; ++i) {
     const std::string p = fmt::format("encoder.layers.{}.", i);
@@ -81,8 +82,8 @@ model::model(const blaslt_context& lt, const config& cfg)
   dec_norm_ = make_norm("decoder.norm");
 }
 
-model::attention_block model::make_attention(const std::string& prefix, std::int64_t q_tokens,
-                                             std::int64_t kv_tokens, bool cross) const {
+model::attention_block model::make_attention(const std::string& prefix, std::int64_t q_tokens, std::int64_t kv_tokens,
+                                             bool cross) const {
   const std::int64_t d = cfg_.d_model;
   const std::size_t eb = cfg_.elem_bytes();
   const auto* w_in = static_cast<const std::byte*>(params_.get(prefix + ".in_proj_weight"));
@@ -104,10 +105,11 @@ model::attention_block model::make_attention(const std::string& prefix, std::int
 model::ffn_block model::make_ffn(const std::string& prefix, std::int64_t tokens) const {
   const std::int64_t d = cfg_.d_model, f = cfg_.dim_feedforward;
   const gemm_types t = types_for(cfg_);
-  return ffn_block{
-      make_linear(lt_, tokens, f, d, t, gemm_epilogue::bias_relu, params_.get(prefix + "linear1.bias"), bias_type(cfg_)),
-      make_linear(lt_, tokens, d, f, t, gemm_epilogue::bias, params_.get(prefix + "linear2.bias"), bias_type(cfg_)),
-      params_.get(prefix + "linear1.weight"), params_.get(prefix + "linear2.weight")};
+  return ffn_block{make_linear(lt_, tokens, f, d, t, gemm_epilogue::bias_relu, params_.get(prefix + "linear1.bias"),
+                               bias_type(cfg_)),
+                   make_linear(lt_, tokens, d, f, t, gemm_epilogue::bias, params_.get(prefix + "linear2.bias"),
+                               bias_type(cfg_)),
+                   params_.get(prefix + "linear1.weight"), params_.get(prefix + "linear2.weight")};
 }
 
 model::norm_ptrs model::make_norm(const std::string& prefix) const {
@@ -179,7 +181,8 @@ void model::self_attention(const attention_block& a, void* x, int seq, cudaStrea
 
 kernels::attention_args model::cross_attention_args() const {
   const std::int64_t d = cfg_.d_model;
-  const std::int64_t mt = static_cast<std::int64_t>(chunk_) * cfg_.tgt_len, ms = static_cast<std::int64_t>(chunk_) * cfg_.src_len;
+  const std::int64_t mt = static_cast<std::int64_t>(chunk_) * cfg_.tgt_len,
+                     ms = static_cast<std::int64_t>(chunk_) * cfg_.src_len;
   const std::size_t eb = cfg_.elem_bytes();
   auto* kv = static_cast<std::byte*>(scratch_at(mt * d));
   kernels::attention_args args;
@@ -235,7 +238,8 @@ std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const
   }
   // Random Q/K/V: the kernels' speed does not depend on the values, but the check compares
   // outputs, which should not be degenerate.
-  kernels::fill_uniform(reinterpret_cast<float*>(scratch_.get()), scratch_.bytes() / sizeof(float), seed, -1.f, 1.f, stream);
+  kernels::fill_uniform(reinterpret_cast<float*>(scratch_.get()), scratch_.bytes() / sizeof(float), seed, -1.f, 1.f,
+                        stream);
   std::vector<attention_workload> shapes;
   shapes.push_back({self_attention_args(cfg_.src_len), cfg_.encoder_layers * (cfg_.batch / chunk_)});
   if (cfg_.decoder_layers > 0) {

@@ -39,10 +39,10 @@ namespace cudabench::transformer {
 
 class model {
  public:
-  model(const blaslt_context& lt, const config& cfg);  // allocates and plans; contents undefined
-  void init_random(std::uint64_t seed, cudaStream_t stream);          // weights and inputs
+  model(const blaslt_context& lt, const config& cfg);         // allocates and plans; contents undefined
+  void init_random(std::uint64_t seed, cudaStream_t stream);  // weights and inputs
   void load_weights(const std::string& safetensors_path, cudaStream_t stream);
-  void fill_inputs(std::uint64_t seed, cudaStream_t stream);          // src, tgt in [-1, 1)
+  void fill_inputs(std::uint64_t seed, cudaStream_t stream);  // src, tgt in [-1, 1)
 
   // Times the attention variants on this model's shapes (attention_tuner.hpp) and keeps the
   // fastest in cfg().attention; returns the tuner's summary. Overwrites the scratch buffer with
@@ -57,8 +57,8 @@ class model {
   const config& cfg() const { return cfg_; }
   parameters& params() { return params_; }
   const parameters& params() const { return params_; }
-  void* src() const { return src_.get(); }     // [batch, src_len, d_model]
-  void* tgt() const { return tgt_.get(); }     // [batch, tgt_len, d_model]
+  void* src() const { return src_.get(); }       // [batch, src_len, d_model]
+  void* tgt() const { return tgt_.get(); }       // [batch, tgt_len, d_model]
   void* output() const { return dec_x_.get(); }  // [batch, tgt_len, d_model]
   std::size_t output_elems() const { return static_cast<std::size_t>(cfg_.tgt_tokens()) * cfg_.d_model; }
 

@@ -114,8 +114,7 @@ void parameters::init_random(std::uint64_t seed, cudaStream_t stream) {
     const std::uint64_t s = seed * 1000003ull + i;
     if (type_ == dtype::fp16)
       kernels::fill_uniform(static_cast<__half*>(arena()) + e.offset, e.numel, s, e.lo, e.hi, stream);
-    else
-      kernels::fill_uniform(static_cast<float*>(arena()) + e.offset, e.numel, s, e.lo, e.hi, stream);
+    else kernels::fill_uniform(static_cast<float*>(arena()) + e.offset, e.numel, s, e.lo, e.hi, stream);
   }
 }
 
@@ -124,8 +123,8 @@ void parameters::load_safetensors(const std::string& path, cudaStream_t stream) 
   // fp32 tensors are staged once and converted on the device for an fp16 model.
   device_buffer<float> staging;
   for (const auto& e : table_) {
-    const std::vector<std::string> dtypes = type_ == dtype::fp16 ? std::vector<std::string>{"F32", "F16"}
-                                                  : std::vector<std::string>{"F32"};
+    const std::vector<std::string> dtypes =
+        type_ == dtype::fp16 ? std::vector<std::string>{"F32", "F16"} : std::vector<std::string>{"F32"};
     const tensor_info& t = ck.expect(e.name, dtypes, e.shape);
     const std::size_t eb = type_ == dtype::fp16 ? 2 : 4;
     std::byte* dst = static_cast<std::byte*>(arena()) + e.offset * eb;

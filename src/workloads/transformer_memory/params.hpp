@@ -19,7 +19,7 @@ struct param_entry {
   std::vector<std::int64_t> shape;
   std::size_t offset = 0;  // elements into the arena, a multiple of 64 (GEMM pointers stay 256-B aligned)
   std::size_t numel = 0;
-  float lo = 0, hi = 0;    // random init range
+  float lo = 0, hi = 0;  // random init range
 };
 
 // state_dict order of torch.nn.Transformer for this shape.

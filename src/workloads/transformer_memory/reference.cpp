@@ -28,7 +28,8 @@ vec linear(const vec& x, int rows, int in, const vec& W, const vec& b, int row_o
   for (int r = 0; r < rows; ++r)
     for (int o = 0; o < out; ++o) {
       double acc = b[row_off + o];
-      for (int i = 0; i < in; ++i) acc += x[static_cast<std::size_t>(r) * in + i] * W[static_cast<std::size_t>(row_off + o) * in + i];
+      for (int i = 0; i < in; ++i)
+        acc += x[static_cast<std::size_t>(r) * in + i] * W[static_cast<std::size_t>(row_off + o) * in + i];
       y[static_cast<std::size_t>(r) * out + o] = acc;
     }
   return y;

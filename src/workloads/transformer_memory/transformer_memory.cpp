@@ -68,8 +68,8 @@ class transformer_memory_workload final : public workload {
     transformer::model small(*lt_, small_cfg);
     small.init_random(ctx.seed + 101, ctx.stream);
     const transformer::host_snapshot snap = transformer::snapshot(small);
-    validation_outcome out = transformer::compare_with_reference(small, snap, ctx.stream,
-                                                                 transformer::validation_tolerance(cfg_.dtype));
+    validation_outcome out =
+        transformer::compare_with_reference(small, snap, ctx.stream, transformer::validation_tolerance(cfg_.dtype));
     out.passed = out.passed && big.passed;
     out.message = out.message + "; " + big.message + "; " + tuning_;
     return out;
@@ -94,10 +94,10 @@ class transformer_memory_workload final : public workload {
  private:
   transformer::config cfg_;
   std::string weights_;
-  std::string tuning_;  // the attention tuner's summary, reported in the validation message
+  std::string tuning_;     // the attention tuner's summary, reported in the validation message
   std::string attention_;  // the kernel it chose, recorded as the workload's tuning
 
-  std::unique_ptr<blaslt_context> lt_;           // declared before model_: destroyed after it
+  std::unique_ptr<blaslt_context> lt_;  // declared before model_: destroyed after it
   std::unique_ptr<transformer::model> model_;
 };
 

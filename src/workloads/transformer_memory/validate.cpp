@@ -51,8 +51,8 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
       "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} vs CPU double reference: "
       "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
-      dtype_name(c.dtype), kernels::attention_variant_name(c.effective_attention()),
-      got.size(), out.max_rel_error, worst, got[worst], ref[worst], nonfinite, tolerance);
+      dtype_name(c.dtype), kernels::attention_variant_name(c.effective_attention()), got.size(), out.max_rel_error,
+      worst, got[worst], ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }
@@ -80,15 +80,13 @@ validation_outcome check_finite(const model& m) {
   std::size_t nonfinite = 0;
   double max_abs = 0;
   for (float v : out) {
-    if (!std::isfinite(v))
-      ++nonfinite;
-    else
-      max_abs = std::max(max_abs, static_cast<double>(std::fabs(v)));
+    if (!std::isfinite(v)) ++nonfinite;
+    else max_abs = std::max(max_abs, static_cast<double>(std::fabs(v)));
   }
   validation_outcome r;
   r.passed = nonfinite == 0 && max_abs > 0;
-  r.message = fmt::format("full-size output: {} elements, {} non-finite, max |y| = {:.4g}", out.size(), nonfinite,
-                          max_abs);
+  r.message =
+      fmt::format("full-size output: {} elements, {} non-finite, max |y| = {:.4g}", out.size(), nonfinite, max_abs);
   return r;
 }
 
