@@ -47,7 +47,8 @@ TEST(CliHelp, TopLevelHelpNamesTheProgramAndShowsRunsOptionsAndExitCodes) {
     // CLI11 2.3 prints the default as "--suite TEXT=quick", 2.4 as "--suite TEXT [quick]".
     const auto suite_line = r.output.find("  --suite TEXT");
     ASSERT_NE(suite_line, std::string::npos) << r.output;
-    EXPECT_NE(r.output.substr(suite_line, r.output.find('\n', suite_line) - suite_line).find("quick"), std::string::npos)
+    EXPECT_NE(r.output.substr(suite_line, r.output.find('\n', suite_line) - suite_line).find("quick"),
+              std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("  --dry-run"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("130 interrupted by Ctrl-C"), std::string::npos) << r.output;
