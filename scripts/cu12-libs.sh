@@ -7,9 +7,12 @@
 #   to a machine that has no network and takes at most 64 MiB of files per call.
 #   pack (here, with network): VERSION 12.4 = cudart 12.4.127 + cuBLAS 12.4.5.8 from Debian's
 #     packages (suite trixie); VERSION 12.1 = cudart 12.1.105 + cuBLAS 12.1.3.1 from NVIDIA's pip
-#     wheels. The libraries go into one tar.xz (xz -9e), split into the fewest equal chunks of at
-#     most N MiB (default 60), each chunk in its own folder OUTDIR/VERSION-partK/ with a copy of the sha256
-#     manifest. Downloads and the compressed archive are cached in --cache (default
+#     wheels; VERSION cudnn12 = cuDNN 9.14.0 for CUDA 12 (the nvidia-cudnn-cu12 wheel; the release
+#     a GPU box's CUDA 13 cuDNN has) without libcudnn_adv (RNN/attention: no workload loads it),
+#     so ResNet-50 runs in a 12.x build (a build-cu124.sh build with -DCUDNN_ROOT links it).
+#     The libraries go into one tar.xz (xz -9e), split into the fewest equal chunks of at most
+#     N MiB (default 60), each chunk in its own folder OUTDIR/VERSION-partK/ with a copy of the
+#     sha256 manifest. Downloads and the compressed archive are cached in --cache (default
 #     ~/.cache/cudabench): only a change of the packages redoes the (minutes long) compression.
 #   pack-bin (here): OUTDIR/bin-NAME/ (NAME: BUILD_DIR's folder name) with BUILD_DIR/cudabench and
 #     the libfmt it links (a GPU box may have another soname) as one tar.xz plus its sha256;
@@ -42,6 +45,9 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 log() { echo "cu12-libs: $*" >&2; }
 libs=(libcudart.so.12 libcublas.so.12 libcublasLt.so.12)
+cudnn_libs=(libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudnn_heuristic.so.9
+            libcudnn_engines_precompiled.so.9 libcudnn_engines_runtime_compiled.so.9)
+cudnn_wheel=nvidia-cudnn-cu12==9.14.0.64
 
 pack() {
   local version=$1 outdir=$2; shift 2
@@ -59,7 +65,20 @@ pack() {
   trap 'rm -rf "$stage"' EXIT
   local inputs=() p d spec name ver w
   # 1. the packages (downloaded once, kept in the cache)
+  local files=("${libs[@]}")
   case "$version" in
+    cudnn12)
+      files=("${cudnn_libs[@]}")
+      mkdir -p "$cache/wheels-cudnn12"
+      name="${cudnn_wheel%%==*}"; ver="${cudnn_wheel#*==}"
+      w=$(find "$cache/wheels-cudnn12/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
+      if [[ -z "$w" ]]; then
+        log "pip download $cudnn_wheel"
+        pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_27_x86_64 \
+          --python-version 3.12 -d "$cache/wheels-cudnn12" "$cudnn_wheel"
+        w=$(find "$cache/wheels-cudnn12/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
+      fi
+      inputs+=("$w") ;;
     12.4)
       # shellcheck source=lib/private-apt.sh
       source "$repo/scripts/lib/private-apt.sh"
@@ -79,7 +98,7 @@ pack() {
         fi
         inputs+=("$w")
       done ;;
-    *) log "pack: unknown VERSION '$version' (known: 12.4, 12.1)"; exit 2 ;;
+    *) log "pack: unknown VERSION '$version' (known: 12.4, 12.1, cudnn12)"; exit 2 ;;
   esac
   # 2. the compressed archive (minutes of xz -9e): cached, redone only when the packages change
   local archive="cu12-libs-$version.tar.xz" stamp
@@ -94,13 +113,13 @@ pack() {
       for d in "${inputs[@]}"; do
         dpkg-deb --fsys-tarfile "$d" | tar -x -C "$stage/x" --wildcards './usr/lib/x86_64-linux-gnu/lib*.so*'
       done
-      for l in "${libs[@]}"; do cp -L "$stage/x/usr/lib/x86_64-linux-gnu/$l" "$stage/lib/$l"; done
+      for l in "${files[@]}"; do cp -L "$stage/x/usr/lib/x86_64-linux-gnu/$l" "$stage/lib/$l"; done
     else
-      for w in "${inputs[@]}"; do unzip -q -o "$w" 'nvidia/*/lib/lib*.so.12' -d "$stage/x"; done
-      for l in "${libs[@]}"; do cp -L "$stage"/x/nvidia/*/lib/"$l" "$stage/lib/$l"; done
+      for w in "${inputs[@]}"; do unzip -q -o "$w" 'nvidia/*/lib/lib*.so.*' -d "$stage/x"; done
+      for l in "${files[@]}"; do cp -L "$stage"/x/nvidia/*/lib/"$l" "$stage/lib/$l"; done
     fi
     (cd "$stage/lib" && { for f in "${inputs[@]}"; do echo "# from $(basename "$f")"; done
-                          sha256sum "${libs[@]}"; } > SHA256SUMS)
+                          sha256sum "${files[@]}"; } > SHA256SUMS)
     local t0=$SECONDS
     # Fixed names, owners and times: the same inputs give the same tar stream.
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$stage" -cf - lib |
