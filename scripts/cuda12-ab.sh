@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # usage: scripts/cuda12-ab.sh unpack FOLDER...   (GPU box) unpack carried cu12-libs.sh folders
-#        scripts/cuda12-ab.sh build13            (GPU box) build build/cudabench with the box's CUDA 13
-#                                                 under setsid (returns at once; log in $DEST/build13.log)
+#        scripts/cuda12-ab.sh build13            (GPU box) build cudabench with the box's CUDA 13 from a
+#                                                 copy of the tree in $DEST/src (each device call
+#                                                 rewrites the checkout), under setsid (returns at
+#                                                 once; log in $DEST/build13.log)
 #        scripts/cuda12-ab.sh check              (GPU box) what each of the three builds loads
 #        scripts/cuda12-ab.sh start [AB-ARG...]  (GPU box) check, then the three-way `cudabench ab`
 #                                                 under setsid (returns at once)
@@ -12,7 +14,7 @@
 #   (rounds A B C, C B A, ...; each run a fresh process):
 #     A "nvcc 12.4 + CUDA 12.1 libraries": build-cu124's cudabench, LD_LIBRARY_PATH=$DEST/12.1/lib
 #     B "nvcc 12.4 + CUDA 12.4 libraries": the same binary,          LD_LIBRARY_PATH=$DEST/12.4/lib
-#     C "CUDA 13.0": build/cudabench, built on the box with its nvcc 13.0 and libraries
+#     C "CUDA 13.0": $DEST/src/build/cudabench ($CU12_BIN13), built on the box by `build13`
 #   DEST (default /tmp/cu12; $CU12_DEST) holds what scripts/cu12-libs.sh unpacked: 12.1/lib,
 #   12.4/lib and bin-build-cu124/ (pack-bin of scripts/build-cu124.sh's build).
 #   `check` runs each build's `env --json` and fails unless A loads cudart 12.1 + cuBLAS 12.1.x,
@@ -31,7 +33,7 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 log() { echo "cuda12-ab: $*" >&2; }
 dest=${CU12_DEST:-/tmp/cu12}
 bin12=$dest/bin-build-cu124
-bin13=$repo/build/cudabench
+bin13=${CU12_BIN13:-$dest/src/build/cudabench}
 labels="nvcc 12.4 + CUDA 12.1 libraries,nvcc 12.4 + CUDA 12.4 libraries,CUDA 13.0"
 side_cmd() {  # side_cmd 12.1|12.4|13.0: the command line ab runs for that build
   case $1 in
@@ -63,7 +65,7 @@ check_side() {  # check_side VERSION: the build loads that CUDA release's runtim
 
 check() {
   [[ -x $bin12/cudabench ]] || { log "no $bin12/cudabench (carry pack-bin's bin-build-cu124 and unpack it)"; return 1; }
-  [[ -x $bin13 ]] || { log "no $bin13 (scripts/cuda12-ab.sh build13, or scripts/bootstrap.sh)"; return 1; }
+  [[ -x $bin13 ]] || { log "no $bin13 (scripts/cuda12-ab.sh build13; log $dest/build13.log)"; return 1; }
   local v rc=0
   for v in 12.1 12.4 13.0; do check_side "$v" || rc=1; done
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
@@ -108,7 +110,9 @@ case $cmd in
     [[ $# -ge 1 ]] || { usage >&2; exit 2; }
     for f in "$@"; do scripts/cu12-libs.sh unpack "$f" "$dest"; done ;;
   build13)
-    mkdir -p "$dest"
+    rm -rf "$dest/src"; mkdir -p "$dest/src"
+    tar -c --exclude='./build*' --exclude=./.carry --exclude=./.git . | tar -x -C "$dest/src"
+    cd "$dest/src"
     # Tests are not needed for the table; the commit comes from the caller (no .git on the box).
     setsid bash -c "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DCUDABENCH_BUILD_TESTS=OFF && cmake --build build --target cudabench; echo \"build13 exit \$?\"" \

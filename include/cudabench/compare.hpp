@@ -91,6 +91,8 @@ struct comparison {
   std::optional<std::string> single_round_warning;
   std::vector<env_difference> env_differences;
   std::optional<std::string> gpu_warning;  // set when the files ran on different GPU models
+  // Set when a file's run loaded libraries of two CUDA releases (environment.library_mix).
+  std::optional<std::string> library_warning;
   std::vector<compare_row> rows;
 
   std::size_t candidates() const { return labels.empty() ? 0 : labels.size() - 1; }

@@ -67,6 +67,23 @@ void describe_files(const std::vector<result_file>& files, comparison& out) {
           listed);
   }
 
+  {
+    std::vector<std::string> mixed;
+    for (std::size_t i = 0; i < nf; ++i) {
+      const auto it = files[i].environment.find("library_mix");
+      if (it != files[i].environment.end() && it->is_string())
+        mixed.push_back(fmt::format("{}: {}", out.labels[i], it->get<std::string>()));
+    }
+    if (!mixed.empty()) {
+      std::string all;
+      for (const auto& m : mixed) all += (all.empty() ? "" : " | ") + m;
+      out.library_warning =
+          "a run loaded a mix of CUDA library releases, so its rows do not measure the "
+          "stack its label names (" +
+          all + ")";
+    }
+  }
+
   // One interleaved session (`cudabench ab`): the sides share machine, power state and drift, so
   // the between-session term cancels.
   const std::string base_session = session_of(files[0]);

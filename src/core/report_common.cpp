@@ -122,6 +122,7 @@ void for_each_shown(C& c, F&& f) {
   for (auto& s : c.sources) f(s);
   if (c.single_round_warning) f(*c.single_round_warning);
   if (c.gpu_warning) f(*c.gpu_warning);
+  if (c.library_warning) f(*c.library_warning);
   for (auto& d : c.env_differences) {
     f(d.field);
     for (auto& v : d.values) f(v);

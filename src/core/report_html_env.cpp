@@ -115,6 +115,8 @@ std::string environment_section(const std::vector<result_file>& files, const std
                                 const std::vector<std::string>& labels, const comparison* cmp) {
   std::string s = "<section id=\"environment\"><h2>Environment</h2>\n";
   if (cmp && cmp->gpu_warning) s += "<div class=\"warn\">Warning: " + html::escape(*cmp->gpu_warning) + "</div>\n";
+  if (cmp && cmp->library_warning)
+    s += "<div class=\"warn\">Warning: " + html::escape(*cmp->library_warning) + "</div>\n";
   if (cmp && !cmp->env_differences.empty()) {
     s += "<p>What differs between the files:</p><ul>";
     for (const auto& d : cmp->env_differences) {

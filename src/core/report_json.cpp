@@ -31,6 +31,7 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
                      {"same_session_as_baseline", i == 0 ? oj(nullptr) : oj(bool(c.same_session[i - 1]))}});
   j["files"] = std::move(files);
   j["gpu_warning"] = c.gpu_warning ? oj(*c.gpu_warning) : oj(nullptr);
+  if (c.library_warning) j["library_warning"] = *c.library_warning;
   oj env = oj::array();
   for (const auto& d : c.env_differences) env.push_back({{"field", d.field}, {"values", d.values}});
   j["environment_differences"] = std::move(env);

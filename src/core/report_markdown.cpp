@@ -44,6 +44,7 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   const comparison& c = safe ? *safe : given;
   const std::size_t nc = c.candidates();
   if (c.gpu_warning) out << "**WARNING: " << escape(*c.gpu_warning) << "**\n\n";
+  if (c.library_warning) out << "**WARNING: " << escape(*c.library_warning) << "**\n\n";
   if (!c.env_differences.empty()) {
     std::string head = "| environment |", rule = "| --- |";
     for (const auto& l : c.labels) {

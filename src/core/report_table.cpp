@@ -57,6 +57,10 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
     const std::string w = "WARNING: " + *c.gpu_warning;
     out << (options_.color ? "\033[1;31m" + w + "\033[0m" : w) << "\n\n";
   }
+  if (c.library_warning) {
+    const std::string w = "WARNING: " + *c.library_warning;
+    out << (options_.color ? "\033[1;31m" + w + "\033[0m" : w) << "\n\n";
+  }
   if (!c.env_differences.empty()) {
     out << "Environment differences:\n";
     std::vector<std::vector<std::string>> env{{"  field"}};

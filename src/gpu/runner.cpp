@@ -3,11 +3,13 @@
 #include "cudabench/runner.hpp"
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include "cudabench/build_config.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/env.hpp"
 #include "cudabench/gpu_processes.hpp"
+#include "cudabench/loaded_libraries.hpp"
 
 namespace cudabench {
 
@@ -34,7 +36,21 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   out.settings["mem_limit_bytes"] = opts.mem_limit;
   if (!opts.tuning_from_source.empty()) out.settings["tuning_from"] = opts.tuning_from_source;
   out.started_at = utc_now_iso8601();
+  // Libraries load others lazily (cuDNN its engines, those cuBLASLt), so what the process mapped is
+  // read again before every save; a mix of CUDA releases is recorded and said once.
+  bool mix_said = false;
+  auto note_libraries = [&] {
+    const auto loaded = loaded_cuda_libraries();
+    if (loaded.empty()) return;
+    out.environment["loaded_cuda_libraries"] = loaded;
+    const auto mix = library_mix_problem(loaded);
+    if (!mix) return;
+    out.environment["library_mix"] = *mix;
+    if (!mix_said) fmt::print(stderr, "cudabench: WARNING: {}\n", *mix);
+    mix_said = true;
+  };
   auto save = [&] {
+    note_libraries();
     out.finished_at = utc_now_iso8601();
     if (!opts.output_path.empty()) write_result_file(out, opts.output_path);
   };

@@ -2,6 +2,7 @@
 // metric selection, filters, 3-way comparisons.
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "compare_fixtures.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/report.hpp"
 
 using namespace cudabench;
 using cudabench::test::make_file;
@@ -305,6 +307,25 @@ TEST(Compare, EnvironmentDifferencesAndGpuWarning) {
             "the files ran on different GPU models: NVIDIA H200 (H200), NVIDIA A100-SXM4-80GB (A100); the numbers "
             "compare hardware, not just the software stack");
   EXPECT_EQ(c.env_differences[0].field, "device");
+}
+
+TEST(Compare, MixedLibraryRunIsALoudWarning) {
+  const auto w = higher("bw", {1, 2, 3});
+  auto clean = make_file("12.4", {w}, "NVIDIA H200", "12.4.131");
+  auto mixed = make_file("12.4 + cuDNN", {w}, "NVIDIA H200", "12.4.131");
+  EXPECT_FALSE(compare_results({clean, mixed}, {"a", "b"}, {}).library_warning.has_value());
+  mixed.environment["library_mix"] = "CUDA libraries of 2 CUDA majors are loaded (...)";
+  const auto c = compare_results({clean, mixed}, {"a", "b"}, {});
+  ASSERT_TRUE(c.library_warning.has_value());
+  EXPECT_EQ(*c.library_warning,
+            "a run loaded a mix of CUDA library releases, so its rows do not measure the stack its label names "
+            "(12.4 + cuDNN: CUDA libraries of 2 CUDA majors are loaded (...))");
+  for (const std::string f : {"table", "markdown", "json", "csv"}) {
+    std::ostringstream out;
+    make_reporter(f, {})->report(c, out);
+    if (f == "csv") continue;  // csv carries rows only
+    EXPECT_NE(out.str().find("a run loaded a mix of CUDA library releases"), std::string::npos) << f;
+  }
 }
 
 TEST(Compare, ThrottledCellsAreMarked) {
