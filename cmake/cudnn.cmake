@@ -7,7 +7,8 @@
 find_path(CUDNN_INCLUDE_DIR cudnn.h
   HINTS ${CUDNN_ROOT} $ENV{CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS}
   PATH_SUFFIXES include include/x86_64-linux-gnu)
-find_library(CUDNN_LIBRARY cudnn
+# libcudnn.so.9 too: NVIDIA's pip wheels (nvidia-cudnn-cu12's nvidia/cudnn) ship no unversioned link.
+find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR
   HINTS ${CUDNN_ROOT} $ENV{CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR}
   PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
 

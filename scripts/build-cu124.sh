@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# usage: scripts/build-cu124.sh [--toolkit DIR] [--build-dir DIR] [--jobs N] [--no-tests] [--no-mixed-check]
+# usage: scripts/build-cu124.sh [--toolkit DIR] [--build-dir DIR] [--jobs N] [--cudnn DIR] [--no-tests] [--no-mixed-check]
 #   Keeps cudabench building with a real CUDA 12.x compiler (nvcc 12.4.131), GPU or not:
 #   1. scripts/toolkit-from-debian.sh 12.4 DIR --check  (DIR default: ../toolkits/cuda-12.4 beside
 #      the repo; the .debs are cached next to it, so a rerun downloads nothing)
@@ -10,6 +10,10 @@
 #   4. configures a deliberately mixed build (nvcc 12.4 + a CUDA 13 libcudart, when one is
 #      installed) in a scratch directory and requires CMake to refuse it
 #   5. runs the CPU tests: ctest --test-dir BUILD -LE gpu
+#   --cudnn DIR links a cuDNN built for CUDA 12 (include/cudnn.h, lib/libcudnn.so[.9]; the
+#   nvidia-cudnn-cu12 wheel's nvidia/cudnn folder will do), so ResNet-50 runs in the 12.x build;
+#   without it that build has no cuDNN (the system's is built for CUDA 13) and ResNet-50 rows say
+#   `unsupported`.
 #   Every step's output and duration go to BUILD/build-cu124.log. Exit status: 0 when all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +25,13 @@ build=build-cu124
 jobs=2
 tests=1
 mixed=1
+cudnn=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --toolkit) toolkit="$2"; shift 2 ;;
     --build-dir) build="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --cudnn) cudnn="$(cd "$2" && pwd)"; shift 2 ;;
     --no-tests) tests=0; shift ;;
     --no-mixed-check) mixed=0; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -52,6 +58,7 @@ done
 [[ -n "$host" ]] || { echo "build-cu124: no g++ <= 13 (apt-get install g++-12)" | tee -a "$logfile"; exit 3; }
 args=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$toolkit/bin/nvcc"
       -DCUDAToolkit_ROOT="$toolkit" -DCMAKE_CUDA_HOST_COMPILER="$host" -DCMAKE_CUDA_ARCHITECTURES=90)
+[[ -n "$cudnn" ]] && args+=(-DCUDNN_ROOT="$cudnn")
 command -v ninja >/dev/null && args+=(-G Ninja)
 command -v ccache >/dev/null && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 step configure cmake -S . -B "$build" "${args[@]}"

@@ -11,7 +11,7 @@
 #     a GPU box's CUDA 13 cuDNN has) without libcudnn_adv (RNN/attention: no workload loads it),
 #     so ResNet-50 runs in a 12.x build (a build-cu124.sh build with -DCUDNN_ROOT links it).
 #     The libraries go into one tar.xz (xz -9e), split into the fewest equal chunks of at most
-#     N MiB (default 60), each chunk in its own folder OUTDIR/VERSION-partK/ with a copy of the
+#     N MiB (default 48), each chunk in its own folder OUTDIR/VERSION-partK/ with a copy of the
 #     sha256 manifest. Downloads and the compressed archive are cached in --cache (default
 #     ~/.cache/cudabench): only a change of the packages redoes the (minutes long) compression.
 #   pack-bin (here): OUTDIR/bin-NAME/ (NAME: BUILD_DIR's folder name) with BUILD_DIR/cudabench and
@@ -26,10 +26,11 @@
 #
 #   Driving it on the GPU box (files outside the repo last only while the box stays warm, about
 #   30 s between calls, so the calls go back to back; OUTDIR must be a git-ignored folder in the
-#   checkout that makes the calls, e.g. .carry/cu12; the 64 MiB per call also counts the tracked
-#   files, ~1.5 MiB, and a shared/ inside the checkout). Measured: 12.4 = 4 chunks of 51.9 MiB
-#   (208 MiB from 527 MiB), 12.1 = 4 chunks of 53.6 MiB (215 MiB from 595 MiB), the binary 1.9 MiB;
-#   xz -9e took 13 and 10 minutes on 2 busy cores (cached after the first pack).
+#   checkout that makes the calls, e.g. .carry/cu12; the 64 MiB per call also counts the checkout:
+#   on an H200 box, 53.6 MiB chunks went through and 55.5 MiB ones were refused, hence 48).
+#   Measured: 12.4 = 208 MiB of xz from 527 MiB, 12.1 = 215 MiB from 595 MiB, cudnn12 = 278 MiB
+#   from 673 MiB (6 chunks of 46 MiB), the binary 2.4 MiB; xz -9e took 5-8 minutes each on 2 cores
+#   (cached after the first pack; a new --chunk-mib only re-splits).
 #     here:  scripts/cu12-libs.sh pack 12.4 .carry/cu12 && scripts/cu12-libs.sh pack 12.1 .carry/cu12
 #     there, one call per chunk, carry=[".carry/cu12/12.4-part1"]:
 #            scripts/cu12-libs.sh unpack .carry/cu12/12.4-part1 /tmp/cu12
@@ -51,7 +52,7 @@ cudnn_wheel=nvidia-cudnn-cu12==9.14.0.64
 
 pack() {
   local version=$1 outdir=$2; shift 2
-  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/cudabench" chunk_mib=60
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/cudabench" chunk_mib=48
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --cache) cache="$2"; shift 2 ;;
@@ -103,7 +104,8 @@ pack() {
   # 2. the compressed archive (minutes of xz -9e): cached, redone only when the packages change
   local archive="cu12-libs-$version.tar.xz" stamp
   local xz_opts="${CU12_LIBS_XZ:--9e}"  # CU12_LIBS_XZ=-0 makes a quick test pack
-  stamp="$(for f in "${inputs[@]}"; do basename "$f"; done; echo "xz $xz_opts")"
+  stamp="$(for f in "${inputs[@]}"; do basename "$f"; done; echo "xz $xz_opts"
+           [[ "$version" != cudnn12 ]] || echo "versioned links")"
   if [[ -f "$cache/$archive" && "$(cat "$cache/$archive.inputs" 2>/dev/null)" == "$stamp" ]]; then
     log "$version: reusing $cache/$archive"
   else
@@ -120,6 +122,13 @@ pack() {
     fi
     (cd "$stage/lib" && { for f in "${inputs[@]}"; do echo "# from $(basename "$f")"; done
                           sha256sum "${files[@]}"; } > SHA256SUMS)
+    if [[ "$version" == cudnn12 ]]; then
+      # libcudnn.so.9 dlopens its sub-libraries by their full version name first (.so.9.14.0) and
+      # only then by .so.9, which is all the wheel ships: without these links a box's own cuDNN of
+      # that release (built for CUDA 13) serves them, and loads libcublasLt.so.13 (seen on an H200).
+      local full; full=$(echo "$ver" | cut -d. -f1-3)
+      for l in "${files[@]}"; do ln -s "$l" "$stage/lib/$l.${full#*.}"; done
+    fi
     local t0=$SECONDS
     # Fixed names, owners and times: the same inputs give the same tar stream.
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$stage" -cf - lib |

@@ -16,7 +16,10 @@
 #     B "nvcc 12.4 + CUDA 12.4 libraries": the same binary,          LD_LIBRARY_PATH=$DEST/12.4/lib
 #     C "CUDA 13.0": $DEST/src/build/cudabench ($CU12_BIN13), built on the box by `build13`
 #   DEST (default /tmp/cu12; $CU12_DEST) holds what scripts/cu12-libs.sh unpacked: 12.1/lib,
-#   12.4/lib and bin-build-cu124/ (pack-bin of scripts/build-cu124.sh's build).
+#   12.4/lib and bin-build-cu124/ (pack-bin of scripts/build-cu124.sh's build). With cuDNN for
+#   CUDA 12 there too (cudnn12/lib from `cu12-libs.sh pack cudnn12`, and bin-build-cu124-cudnn/
+#   from a build-cu124.sh --cudnn build), A and B use that binary with cudnn12/lib on their path,
+#   so the ResNet-50 rows are measured in every column instead of `unsupported`.
 #   `check` runs each build's `env --json` and fails unless A loads cudart 12.1 + cuBLAS 12.1.x,
 #   B cudart 12.4 + cuBLAS 12.4.x and C a CUDA 13 runtime, each from the expected directory, and
 #   unless the 12.4-built binary finds every CUDA symbol it imports in both library sets.
@@ -33,17 +36,27 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 log() { echo "cuda12-ab: $*" >&2; }
 dest=${CU12_DEST:-/tmp/cu12}
 bin12=$dest/bin-build-cu124
+cudnn12=""
+if [[ -d $dest/cudnn12/lib && -x $dest/bin-build-cu124-cudnn/cudabench ]]; then
+  bin12=$dest/bin-build-cu124-cudnn
+  cudnn12=$dest/cudnn12/lib
+fi
 bin13=${CU12_BIN13:-$dest/src/build/cudabench}
 labels="nvcc 12.4 + CUDA 12.1 libraries,nvcc 12.4 + CUDA 12.4 libraries,CUDA 13.0"
 side_cmd() {  # side_cmd 12.1|12.4|13.0: the command line ab runs for that build
   case $1 in
     13.0) echo "$bin13" ;;
-    *) echo "env LD_LIBRARY_PATH=$dest/$1/lib:$bin12 $bin12/cudabench" ;;
+    *) echo "env LD_LIBRARY_PATH=$dest/$1/lib${cudnn12:+:$cudnn12}:$bin12 $bin12/cudabench" ;;
   esac
 }
 
 # env_field JSON FIELD: a field of `env --json`'s "environment" (what the process loaded)
-env_field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])["environment"].get(sys.argv[2]) or "")' "$1" "$2"; }
+env_field() {
+  python3 -c '
+import json, sys
+try: print(json.loads(sys.argv[1])["environment"].get(sys.argv[2]) or "")
+except (ValueError, KeyError, AttributeError): print("")' "$1" "$2"
+}
 
 check_side() {  # check_side VERSION: the build loads that CUDA release's runtime and cuBLAS
   local v=$1 out rt cb lib want_dir
@@ -58,6 +71,10 @@ check_side() {  # check_side VERSION: the build loads that CUDA release's runtim
       [[ $rt == "$v" || $rt == "$v".* ]] || { log "check $v: cuda_runtime is $rt, not $v"; return 1; }
       [[ $cb == "$v".* ]] || { log "check $v: cuBLAS is $cb, not $v.x"; return 1; }
       [[ $lib == "$want_dir"/* ]] || { log "check $v: cuBLAS came from $lib, not $want_dir"; return 1; }
+      if [[ -n $cudnn12 ]]; then
+        lib=$(env_field "$out" cudnn_library)
+        [[ $lib == "$cudnn12"/* ]] || { log "check $v: cuDNN came from $lib, not $cudnn12"; return 1; }
+      fi
       if command -v nm >/dev/null; then scripts/cu12-libs.sh symbols "$bin12/cudabench" "$want_dir"
       else log "check $v: no nm here, the symbol check is skipped (env loaded the libraries)"; fi ;;
   esac
@@ -67,6 +84,11 @@ check() {
   [[ -x $bin12/cudabench ]] || { log "no $bin12/cudabench (carry pack-bin's bin-build-cu124 and unpack it)"; return 1; }
   [[ -x $bin13 ]] || { log "no $bin13 (scripts/cuda12-ab.sh build13; log $dest/build13.log)"; return 1; }
   local v rc=0
+  if [[ -n $cudnn12 ]] && ! compgen -G "$cudnn12/libcudnn_cnn.so.9.*" >/dev/null; then
+    # libcudnn.so.9 dlopens libcudnn_cnn.so.9.X.Y first: without that name here the box's own cuDNN
+    # (CUDA 13) would serve it. `cu12-libs.sh pack cudnn12` makes the links.
+    log "$cudnn12 has no versioned libcudnn_*.so.9.X.Y names (repack with cu12-libs.sh pack cudnn12)"; rc=1
+  fi
   for v in 12.1 12.4 13.0; do check_side "$v" || rc=1; done
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu \
     --format=csv 2>/dev/null || true
@@ -82,7 +104,9 @@ run_ab() {  # the ab itself, with its log (what ran, on what, and for how long)
   local t0=$SECONDS rc=0 cmd=()
   mapfile -t cmd < <(ab_command "$@")
   {
-    echo "# $(date -u +%FT%TZ) on $(hostname), commit ${CUDABENCH_GIT_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+    # The commit the binaries were built from (a GPU box's copy of the tree may carry another .git).
+    local commit; commit=$("$bin13" env --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["build"]["git_commit"])' 2>/dev/null) || commit=unknown
+    echo "# $(date -u +%FT%TZ) on $(hostname), build/git_commit of $bin13: $commit"
     echo "# libraries:"; cat "$dest"/12.1/lib/SHA256SUMS "$dest"/12.4/lib/SHA256SUMS 2>/dev/null | sed 's/^/#   /'
     printf '# command:'; printf " '%s'" "${cmd[@]}"; echo
   } > "$dest/ab.log"
@@ -123,7 +147,7 @@ case $cmd in
     check || { log "check failed: not starting the ab"; exit 1; }
     rm -f "$dest/ab.rc"
     export -f run_ab ab_command side_cmd
-    export dest bin12 bin13 labels
+    export dest bin12 bin13 labels cudnn12
     setsid bash -c 'run_ab "$@"' run_ab "$@" < /dev/null > /dev/null 2>&1 &
     echo $! > "$dest/ab.pid"
     log "ab started (pid $(cat "$dest/ab.pid")); log: $dest/ab.log" ;;

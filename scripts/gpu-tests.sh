@@ -2,8 +2,8 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline
-#            (default: all but baseline, in that order)
+#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12
+#            (default: all but baseline and cuda12, in that order)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds; must give 0 improved / 0 regressed; prints the between-round spread
 #     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
@@ -13,13 +13,16 @@
 #            $BASELINE_TAR (a `git archive` of the older commit; $BASELINE_COMMIT names it) and runs
 #            `cudabench ab` of that build against this one on $BASELINE_SUITE (default quick); must
 #            give 0 improved / 0 regressed
+#     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
+#            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
+#            fails unless every build loads the libraries its label names
 # Logs and result files go to $RESULTS_DIR (default: $OUT/gpu-run when $OUT is set, else
 # build/gpu-run in the checkout); a relative RESULTS_DIR or OUT is the caller's. Exit status: 0
 # when every stage passed, 1 when one failed, 2 for an unknown stage or option (checked before
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline)
+all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12)
 default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -169,6 +172,8 @@ for s in "${stages[@]}"; do
     cudnn) stage cudnn run_cudnn ;;
     memlimit) stage memlimit run_memlimit ;;
     baseline) stage baseline run_baseline ;;
+    # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
+    cuda12) stage cuda12 env OUT="$results/cuda12" CU12_BIN13="$bin" scripts/cuda12-ab.sh run ;;
   esac
 done
 
