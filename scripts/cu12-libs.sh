@@ -50,6 +50,22 @@ cudnn_libs=(libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.
             libcudnn_engines_precompiled.so.9 libcudnn_engines_runtime_compiled.so.9)
 cudnn_wheel=nvidia-cudnn-cu12==9.14.0.64
 
+# cached_wheel DIR NAME==VERSION PLATFORM: the wheel's path in DIR, downloaded (no deps) if missing.
+cached_wheel() {
+  local dir=$1 spec=$2 platform=$3 name w
+  name="${spec%%==*}"
+  mkdir -p "$dir"
+  w=$(find "$dir/" -maxdepth 1 -name "${name//-/_}-${spec#*==}-*.whl" | head -1)
+  if [[ -z "$w" ]]; then
+    log "pip download $spec"
+    pip download --quiet --no-deps --only-binary=:all: --platform "$platform" --python-version 3.12 \
+      -d "$dir" "$spec" >&2
+    w=$(find "$dir/" -maxdepth 1 -name "${name//-/_}-${spec#*==}-*.whl" | head -1)
+  fi
+  [[ -n "$w" ]] || { log "pack: no wheel for $spec in $dir"; exit 3; }
+  echo "$w"
+}
+
 pack() {
   local version=$1 outdir=$2; shift 2
   local cache="${XDG_CACHE_HOME:-$HOME/.cache}/cudabench" chunk_mib=48
@@ -64,22 +80,14 @@ pack() {
   outdir="$(cd "$outdir" && pwd)"; cache="$(cd "$cache" && pwd)"
   stage="$(mktemp -d)"  # global: the EXIT trap runs after pack returns
   trap 'rm -rf "$stage"' EXIT
-  local inputs=() p d spec name ver w
+  local inputs=() p d spec ver w
   # 1. the packages (downloaded once, kept in the cache)
   local files=("${libs[@]}")
   case "$version" in
     cudnn12)
       files=("${cudnn_libs[@]}")
-      mkdir -p "$cache/wheels-cudnn12"
-      name="${cudnn_wheel%%==*}"; ver="${cudnn_wheel#*==}"
-      w=$(find "$cache/wheels-cudnn12/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
-      if [[ -z "$w" ]]; then
-        log "pip download $cudnn_wheel"
-        pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_27_x86_64 \
-          --python-version 3.12 -d "$cache/wheels-cudnn12" "$cudnn_wheel"
-        w=$(find "$cache/wheels-cudnn12/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
-      fi
-      inputs+=("$w") ;;
+      ver="${cudnn_wheel#*==}"
+      inputs+=("$(cached_wheel "$cache/wheels-cudnn12" "$cudnn_wheel" manylinux_2_27_x86_64)") ;;
     12.4)
       # shellcheck source=lib/private-apt.sh
       source "$repo/scripts/lib/private-apt.sh"
@@ -87,17 +95,8 @@ pack() {
       private_apt_fetch "$cache/debs-12.4" trixie 12.4 libcudart12 libcublas12 libcublaslt12
       for p in libcudart12 libcublas12 libcublaslt12; do inputs+=("$(private_apt_find "$cache/debs-12.4" "$p")"); done ;;
     12.1)
-      mkdir -p "$cache/wheels-12.1"
       for spec in nvidia-cuda-runtime-cu12==12.1.105 nvidia-cublas-cu12==12.1.3.1; do
-        name="${spec%%==*}"; ver="${spec#*==}"
-        w=$(find "$cache/wheels-12.1/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
-        if [[ -z "$w" ]]; then
-          log "pip download $spec"
-          pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-            --python-version 3.12 -d "$cache/wheels-12.1" "$spec"
-          w=$(find "$cache/wheels-12.1/" -maxdepth 1 -name "${name//-/_}-${ver}-*.whl" | head -1)
-        fi
-        inputs+=("$w")
+        inputs+=("$(cached_wheel "$cache/wheels-12.1" "$spec" manylinux2014_x86_64)")
       done ;;
     *) log "pack: unknown VERSION '$version' (known: 12.4, 12.1, cudnn12)"; exit 2 ;;
   esac
