@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Set up and build cudabench in one step.
-#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root DIR] [--no-install] [--no-browser] [-DVAR=VALUE ...]
+#   scripts/bootstrap.sh [--build-dir DIR] [--arch "90"] [--cuda-root DIR] [--no-install] [--no-browser]
+#                        [--no-slurm] [-DVAR=VALUE ...]
 #     --build-dir DIR  where to build (default: build/ in the checkout)
 #     --arch LIST      CUDA architectures, e.g. "90" or "80;90" (default: 80, 86, 89, 90 + PTX)
 #     --cuda-root DIR  the CUDA toolkit to build with (default: the nvcc on PATH, else /usr/local/cuda)
 #     --no-install     do not apt-get missing build dependencies
 #     --no-browser     do not install Chromium (the report's browser test, ctest report_browser, is
 #                      then skipped)
+#     --no-slurm       do not install the Slurm and munge daemons (~10 MB; the fleet job-array test,
+#                      ctest slurm_fleet_job_array, runs a real single-host Slurm and fails without)
 #     -DVAR=VALUE      passed on to cmake
 # Installs missing build dependencies with apt-get where apt works (root or sudo, and a reachable
 # mirror); where it does not -- a GPU box with no network -- it uses what is already installed and
@@ -27,6 +30,7 @@ arch=""
 cuda_root="${CUDA_ROOT:-}"
 install=1
 browser=1
+slurm=1
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -35,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --cuda-root) need "$@"; cuda_root=$(abs "$2"); shift 2 ;;
     --no-install) install=0; shift ;;
     --no-browser) browser=0; shift ;;
+    --no-slurm) slurm=0; shift ;;
     -D?*) extra+=("$1"); shift ;;
     -h|--help) usage; exit 0 ;;
     *) die_usage "unknown argument '$1'" ;;
@@ -62,7 +67,7 @@ if [[ ${#missing[@]} -gt 0 && $install -eq 1 ]]; then
       missing=()
     else
       echo "bootstrap: apt-get failed (no network?); continuing with what is installed" >&2
-      browser=0  # no point asking apt again
+      browser=0 slurm=0  # no point asking apt again
     fi
   fi
 fi
@@ -80,6 +85,11 @@ if [[ $browser -eq 1 && $install -eq 1 ]] && ! command -v chromium >/dev/null &&
   echo "bootstrap: installing chromium (the report's browser test; --no-browser skips it)"
   $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ||
     echo "bootstrap: chromium not installed; ctest report_browser will be skipped" >&2
+fi
+# Optional too: the daemons for the Slurm test; local-slurm.sh says when they are already there.
+if [[ $slurm -eq 1 && $install -eq 1 ]] && command -v apt-get >/dev/null; then
+  scripts/slurm/local-slurm.sh install ||
+    echo "bootstrap: Slurm not installed; ctest slurm_fleet_job_array will fail (--no-slurm skips this)" >&2
 fi
 
 if [[ -z "$cuda_root" ]]; then
