@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +38,25 @@ std::size_t safetensors_dtype_size(const std::string& d) {
 }
 
 std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+namespace {
+// A JSON array of whole numbers that fit T. nlohmann's get<> would convert a float (1.5, or an
+// integer too long for 64 bits, which the parser stores as a double) to an integer, which is
+// undefined behaviour past T's range (found by fuzz/fuzz_safetensors.cpp).
+template <class T>
+std::vector<T> whole_numbers(const nlohmann::json& v, const char* field) {
+  if (!v.is_array()) throw input_error(fmt::format("{} is {}, not an array", field, v.type_name()));
+  std::vector<T> out;
+  for (const auto& e : v) {
+    const bool fits = e.is_number_unsigned()  ? e.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                      : e.is_number_integer() ? std::is_signed_v<T>
+                                              : false;
+    if (!fits) throw input_error(fmt::format("{} holds {}, not a whole number in range", field, e.dump()));
+    out.push_back(e.get<T>());
+  }
+  return out;
+}
+}  // namespace
 
 std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path) {
   std::shared_ptr<safetensors_file> f(new safetensors_file());
@@ -80,8 +101,8 @@ std::shared_ptr<safetensors_file> safetensors_file::open(const std::string& path
     t.file = path;
     try {
       t.dtype = v.at("dtype").get<std::string>();
-      t.shape = v.at("shape").get<std::vector<std::int64_t>>();
-      const auto offs = v.at("data_offsets").get<std::vector<std::uint64_t>>();
+      t.shape = whole_numbers<std::int64_t>(v.at("shape"), "shape");
+      const auto offs = whole_numbers<std::uint64_t>(v.at("data_offsets"), "data_offsets");
       if (offs.size() != 2) throw input_error("data_offsets needs two entries");
       t.begin = offs[0];
       t.end = offs[1];

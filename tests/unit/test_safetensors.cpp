@@ -97,7 +97,15 @@ TEST(Safetensors, HostileHeadersAreInputErrors) {
             "tensor w: negative dimension in shape [-1, 2]"},
         bad{R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,0]}})",
             "tensor w: shape [4611686018427387904, 4] is too large"},
-        bad{R"({"w":{"dtype":"F32","shape":[3037000500,3037000500,2],"data_offsets":[0,0]}})", "is too large"}}) {
+        bad{R"({"w":{"dtype":"F32","shape":[3037000500,3037000500,2],"data_offsets":[0,0]}})", "is too large"},
+        // Numbers past 64 bits parse as doubles; converting one to an integer was undefined behaviour.
+        bad{R"({"w":{"dtype":"F32","shape":[8888888888888888888888880,16],"data_offsets":[0,0]}})",
+            "tensor w: bad header entry: shape holds 8.888888888888889e+24, not a whole number in range"},
+        bad{R"({"w":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})", "shape holds 1.5"},
+        bad{R"({"w":{"dtype":"F32","shape":[9223372036854775808],"data_offsets":[0,0]}})",
+            "shape holds 9223372036854775808"},
+        bad{R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[-4,0]}})", "data_offsets holds -4"},
+        bad{R"({"w":{"dtype":"F32","shape":"4","data_offsets":[0,4]}})", "shape is string, not an array"}}) {
     const auto path = write_file("hostile.safetensors", b.header, {});
     try {
       safetensors_file::open(path);
