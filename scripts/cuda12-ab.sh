@@ -50,20 +50,23 @@ side_cmd() {  # side_cmd 12.1|12.4|13.0: the command line ab runs for that build
   esac
 }
 
-# env_field JSON FIELD: a field of `env --json`'s "environment" (what the process loaded)
-env_field() {
+# env_fields FIELD...: those fields of the `env --json` on stdin ("environment": what the process
+# loaded), one line each, empty where missing or where the output is not JSON.
+env_fields() {
   python3 -c '
 import json, sys
-try: print(json.loads(sys.argv[1])["environment"].get(sys.argv[2]) or "")
-except (ValueError, KeyError, AttributeError): print("")' "$1" "$2"
+try: e = json.load(sys.stdin)["environment"]
+except (ValueError, KeyError, TypeError): e = {}
+for f in sys.argv[1:]: print(e.get(f) or "")' "$@"
 }
 
 check_side() {  # check_side VERSION: the build loads that CUDA release's runtime and cuBLAS
-  local v=$1 out rt cb lib want_dir
+  local v=$1 out rt cb lib cudnn cudnn_lib want_dir
   # shellcheck disable=SC2046
   out=$($(side_cmd "$v") env --json) || { log "check $v: \`env --json\` failed"; return 1; }
-  rt=$(env_field "$out" cuda_runtime); cb=$(env_field "$out" cublas); lib=$(env_field "$out" cublas_library)
-  echo "check $v: cuda_runtime=$rt cublas=$cb cublas_library=$lib cudnn=$(env_field "$out" cudnn)"
+  { read -r rt; read -r cb; read -r lib; read -r cudnn; read -r cudnn_lib; } < <(
+    env_fields cuda_runtime cublas cublas_library cudnn cudnn_library <<< "$out")
+  echo "check $v: cuda_runtime=$rt cublas=$cb cublas_library=$lib cudnn=$cudnn"
   case $v in
     13.0) [[ $rt == 13.* && $cb == 13.* ]] || { log "check 13.0: expected a CUDA 13 runtime and cuBLAS"; return 1; } ;;
     *)
@@ -72,8 +75,7 @@ check_side() {  # check_side VERSION: the build loads that CUDA release's runtim
       [[ $cb == "$v".* ]] || { log "check $v: cuBLAS is $cb, not $v.x"; return 1; }
       [[ $lib == "$want_dir"/* ]] || { log "check $v: cuBLAS came from $lib, not $want_dir"; return 1; }
       if [[ -n $cudnn12 ]]; then
-        lib=$(env_field "$out" cudnn_library)
-        [[ $lib == "$cudnn12"/* ]] || { log "check $v: cuDNN came from $lib, not $cudnn12"; return 1; }
+        [[ $cudnn_lib == "$cudnn12"/* ]] || { log "check $v: cuDNN came from $cudnn_lib, not $cudnn12"; return 1; }
       fi
       if command -v nm >/dev/null; then scripts/cu12-libs.sh symbols "$bin12/cudabench" "$want_dir"
       else log "check $v: no nm here, the symbol check is skipped (env loaded the libraries)"; fi ;;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare_parts.hpp"
 
@@ -74,14 +75,10 @@ void describe_files(const std::vector<result_file>& files, comparison& out) {
       if (it != files[i].environment.end() && it->is_string())
         mixed.push_back(fmt::format("{}: {}", out.labels[i], it->get<std::string>()));
     }
-    if (!mixed.empty()) {
-      std::string all;
-      for (const auto& m : mixed) all += (all.empty() ? "" : " | ") + m;
-      out.library_warning =
-          "a run loaded a mix of CUDA library releases, so its rows do not measure the "
-          "stack its label names (" +
-          all + ")";
-    }
+    if (!mixed.empty())
+      out.library_warning = fmt::format(
+          "a run loaded a mix of CUDA library releases, so its rows do not measure the stack its label names ({})",
+          fmt::join(mixed, " | "));
   }
 
   // One interleaved session (`cudabench ab`): the sides share machine, power state and drift, so

@@ -53,12 +53,9 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   for (std::size_t i = 1; i < c.labels.size(); ++i)
     out << fmt::format("candidate: {} ({})\n", c.labels[i], c.sources[i]);
   out << '\n';
-  if (c.gpu_warning) {
-    const std::string w = "WARNING: " + *c.gpu_warning;
-    out << (options_.color ? "\033[1;31m" + w + "\033[0m" : w) << "\n\n";
-  }
-  if (c.library_warning) {
-    const std::string w = "WARNING: " + *c.library_warning;
+  for (const auto* warning : {&c.gpu_warning, &c.library_warning}) {
+    if (!*warning) continue;
+    const std::string w = "WARNING: " + **warning;
     out << (options_.color ? "\033[1;31m" + w + "\033[0m" : w) << "\n\n";
   }
   if (!c.env_differences.empty()) {

@@ -37,17 +37,15 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   if (!opts.tuning_from_source.empty()) out.settings["tuning_from"] = opts.tuning_from_source;
   out.started_at = utc_now_iso8601();
   // Libraries load others lazily (cuDNN its engines, those cuBLASLt), so what the process mapped is
-  // read again before every save; a mix of CUDA releases is recorded and said once.
-  bool mix_said = false;
+  // read again before every save; a mix of CUDA releases is recorded, and said the first time.
   auto note_libraries = [&] {
     const auto loaded = loaded_cuda_libraries();
     if (loaded.empty()) return;
     out.environment["loaded_cuda_libraries"] = loaded;
     const auto mix = library_mix_problem(loaded);
     if (!mix) return;
+    if (!out.environment.contains("library_mix")) fmt::print(stderr, "cudabench: WARNING: {}\n", *mix);
     out.environment["library_mix"] = *mix;
-    if (!mix_said) fmt::print(stderr, "cudabench: WARNING: {}\n", *mix);
-    mix_said = true;
   };
   auto save = [&] {
     note_libraries();
