@@ -2,8 +2,8 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12
-#            (default: all but baseline and cuda12, in that order)
+#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12 profile
+#            (default: all but baseline, cuda12 and profile, in that order)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds; must give 0 improved / 0 regressed; prints the between-round spread
 #     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
@@ -13,6 +13,8 @@
 #            $BASELINE_TAR (a `git archive` of the older commit; $BASELINE_COMMIT names it) and runs
 #            `cudabench ab` of that build against this one on $BASELINE_SUITE (default quick); must
 #            give 0 improved / 0 regressed
+#     profile  Nsight Compute per-kernel tables of one Llama-2-7B prefill (128 and 2048 tokens) and
+#            one decode step: scripts/llm-profile.sh, tables in llm-profile/llm-profile.md
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names
@@ -22,7 +24,7 @@
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12)
+all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12 profile)
 default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -173,6 +175,7 @@ for s in "${stages[@]}"; do
     memlimit) stage memlimit run_memlimit ;;
     baseline) stage baseline run_baseline ;;
     # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
+    profile) stage profile scripts/llm-profile.sh --bin "$bin" --out "$results/llm-profile" ;;
     cuda12) stage cuda12 env OUT="$results/cuda12" CU12_BIN13="$bin" scripts/cuda12-ab.sh run ;;
   esac
 done

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
@@ -81,6 +82,24 @@ struct clock_reader {
       if (mhz < 0.9 * best) c.throttled = true;
   }
   nvml_device nvml;
+};
+
+// cudaProfilerStart on construction, cudaProfilerStop once (stop() or the destructor, so an
+// exception inside the range still closes it). Their return codes are ignored: a profiler range
+// is a courtesy to an attached tool, never a reason for a workload to fail.
+class profiler_range {
+ public:
+  profiler_range() { (void)cudaProfilerStart(); }
+  ~profiler_range() { stop(); }
+  profiler_range(const profiler_range&) = delete;
+  profiler_range& operator=(const profiler_range&) = delete;
+  void stop() {
+    if (open_) (void)cudaProfilerStop();
+    open_ = false;
+  }
+
+ private:
+  bool open_ = true;
 };
 
 }  // namespace
@@ -168,6 +187,10 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         std::clamp<long>(static_cast<long>(std::ceil(opts.settings.min_time_ms / one_ms)), 1, kMaxRunsPerRepetition);
 
     measurement m;
+    // Only the timed repetitions run inside the profiler's range, so `ncu --profile-from-start off`
+    // (or nsys's cudaProfilerApi capture range) sees what is measured and not setup, tuning,
+    // validation or warm-up. Without a profiler attached these calls do nothing.
+    profiler_range profiled;
     for (int rep = 0; rep < opts.settings.repetitions; ++rep) {
       if (stop) throw std::runtime_error("interrupted");
       double elapsed = 0;
@@ -195,6 +218,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
       CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
       mem.sample();
     }
+    profiled.stop();
     clock_reader::flag_drops(r.clocks);
     m.peak_memory_bytes = mem.peak();
     r.metrics = w->metrics(m);

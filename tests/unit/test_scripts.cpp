@@ -53,7 +53,7 @@ std::string usage_of(const std::string& script) {
 }  // namespace
 
 TEST(Scripts, HelpPrintsExactlyTheUsage) {
-  for (const char* s : {"bootstrap.sh", "gpu-tests.sh", "toolkit-from-wheels.sh"})
+  for (const char* s : {"bootstrap.sh", "gpu-tests.sh", "toolkit-from-wheels.sh", "llm-profile.sh"})
     for (const char* flag : {"--help", "-h"}) {
       const auto r = sh(k_scripts + s + " " + flag);
       EXPECT_EQ(r.exit_code, 0) << s;
@@ -78,7 +78,10 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
             "toolkit-from-wheels.sh"},
         bad{"toolkit-from-wheels.sh", "toolkit-from-wheels: VERSION and DEST are required", "toolkit-from-wheels.sh"},
         bad{"toolkit-from-wheels.sh 12.4 /tmp/x --frob", "toolkit-from-wheels: unknown option '--frob'",
-            "toolkit-from-wheels.sh"}}) {
+            "toolkit-from-wheels.sh"},
+        bad{"llm-profile.sh --bin", "llm-profile: --bin needs a value", "llm-profile.sh"},
+        bad{"llm-profile.sh --out --bin x", "llm-profile: --out needs a value", "llm-profile.sh"},
+        bad{"llm-profile.sh --frob", "llm-profile: unknown argument '--frob'", "llm-profile.sh"}}) {
     const auto r = sh(k_scripts + b.cmd);
     EXPECT_EQ(r.exit_code, 2) << b.cmd << "\n" << r.err;
     EXPECT_EQ(r.err.rfind(b.words, 0), 0u) << b.cmd << "\n" << r.err;
@@ -95,4 +98,33 @@ TEST(Scripts, RelativePathsAreTheCallers) {
   const auto r = sh(k_scripts + "bootstrap.sh --no-install --cuda-root no-such-toolkit", "/tmp");
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("bootstrap: no nvcc under /tmp/no-such-toolkit"), std::string::npos) << r.err;
+}
+
+// scripts/ncu_kernel_table.py on a hand-made ncu CSV (the raw page's header, its units row and
+// three kernels): the phases split after the argmax kernel, and the sums, rates and the GEMV's
+// template arguments come out as documented.
+TEST(Scripts, NcuKernelTableSplitsPhasesAndSums) {
+  const std::string csv = cudabench::test::temp_path("ncu.csv");
+  cudabench::test::write_text(
+      csv,
+      "==PROF== Connected to process 1\n"
+      "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\",\"dram__bytes_write.sum\",\"gpu__time_duration.sum\"\n"
+      "\"\",\"\",\"byte\",\"byte\",\"ns\"\n"
+      "\"1\",\"void cudabench::<unnamed>::gemv_kernel<__half, uint4, 1, 3, 4, 8>(cudabench::gemv_args<T1>)\","
+      "\"3,000,000\",\"1,000,000\",\"2,000\"\n"
+      "\"2\",\"cudabench::<unnamed>::argmax_kernel(const float *, int)\",\"1000\",\"0\",\"1000\"\n"
+      "\"3\",\"void cudabench::<unnamed>::gemv_kernel<__half, uint4, 0, 2, 8, 16>(cudabench::gemv_args<T1>)\","
+      "\"8000000\",\"0\",\"4000\"\n");
+  const auto r = sh("python3 " + k_scripts + "ncu_kernel_table.py '" + csv + "' --bandwidth-gbps 4000");
+  std::remove(csv.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("prefill: 2 kernels, 3.0 us busy, 4.0 MB DRAM"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decode: 1 kernels, 4.0 us busy, 8.0 MB DRAM"), std::string::npos) << r.out;
+  // 4 MB in 2 us = 2000 GB/s = 50% of 4000; 8 MB in 4 us = 2000 GB/s.
+  EXPECT_NE(r.out.find("gemv rmsnorm+swiglu 4w/u8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gemv add_residual 8w/u16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("   2000    50"), std::string::npos) << r.out;
+  const auto bad = sh("python3 " + k_scripts + "ncu_kernel_table.py /dev/null");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("no kernel rows"), std::string::npos) << bad.err;
 }
