@@ -1,4 +1,5 @@
-// See attention_prefill.cuh.
+// See attention_prefill.cuh: the dispatch, and the CUDA-core kernel for the head dims the
+// tensor-core kernel (attention_prefill_mma.cu) is not built for.
 // Layout: grid (num_heads, ceil(rows / 16)), 128 threads = 4 warps x 4 queries each.
 // Shared memory (fp32): the tile's queries [16][hd] (pre-scaled), K chunk [32][hd + 1] (the odd
 // row pitch keeps lane j's reads of K[j][d] in distinct banks), V chunk [32][hd].
@@ -12,6 +13,7 @@
 
 #include "cudabench/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/llm_decode/attention_prefill_mma.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 
 namespace cudabench::kernels::llm {
@@ -122,6 +124,13 @@ void attention_prefill(const T* qkv, const T* k_cache, const T* v_cache, const a
   assert(qkv && k_cache && v_cache && out && s.rows > 0 && s.rows <= s.max_len);
   assert(s.num_kv_heads > 0 && s.num_heads % s.num_kv_heads == 0);
   assert(s.head_dim > 0 && s.head_dim <= 32 * kMaxDimPerLane);
+  if (attention_prefill_mma<T>(qkv, k_cache, v_cache, s, out, stream)) return;
+  attention_prefill_cuda_cores<T>(qkv, k_cache, v_cache, s, out, stream);
+}
+
+template <class T>
+void attention_prefill_cuda_cores(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
+                                  cudaStream_t stream) {
   const std::size_t smem = smem_bytes(s.head_dim);
   if (smem > 48 * 1024)
     CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(attn_prefill_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -131,6 +140,11 @@ void attention_prefill(const T* qkv, const T* k_cache, const T* v_cache, const a
   CUDABENCH_CHECK_LAUNCH();
 }
 
+template void attention_prefill_cuda_cores<__half>(const __half*, const __half*, const __half*,
+                                                   const attn_prefill_shape&, __half*, cudaStream_t);
+template void attention_prefill_cuda_cores<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*,
+                                                          const __nv_bfloat16*, const attn_prefill_shape&,
+                                                          __nv_bfloat16*, cudaStream_t);
 template void attention_prefill<__half>(const __half*, const __half*, const __half*, const attn_prefill_shape&, __half*,
                                         cudaStream_t);
 template void attention_prefill<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,

@@ -14,6 +14,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
+#include "kernels/llm_decode/rope_math.cuh"
 
 namespace cudabench::kernels::llm {
 namespace {
@@ -33,13 +34,10 @@ __global__ void rope_kv_kernel(T* qkv, rope_kv_shape s, const std::uint32_t* tab
   const std::uint32_t* factors = table + static_cast<std::size_t>(p) * half;  // (cos, sin) pairs of position p
   const int first = blockIdx.y * blockDim.x + threadIdx.x, stride = gridDim.y * blockDim.x;
   for (int idx = first; idx < (s.num_heads + s.num_kv_heads) * half; idx += stride) {
-    const int head = idx / half, i = idx % half;        // heads >= num_heads are k heads
-    const float2 cs = pair_to_float2(factors[i], T{});  // already T values: no further rounding
-    const float c = cs.x, sn = cs.y;
-    T* v = row + head * s.head_dim;  // k heads follow the q heads contiguously
-    const float x1 = to_float(v[i]), x2 = to_float(v[i + half]);
-    const T o1 = from_float<T>(round_to<T>(x1 * c) + round_to<T>(-x2 * sn));
-    const T o2 = from_float<T>(round_to<T>(x2 * c) + round_to<T>(x1 * sn));
+    const int head = idx / half, i = idx % half;  // heads >= num_heads are k heads
+    T* v = row + head * s.head_dim;               // k heads follow the q heads contiguously
+    T o1, o2;
+    rotate_pair<T>(to_float(v[i]), to_float(v[i + half]), factors[i], o1, o2);
     if (head < s.num_heads) {
       v[i] = o1;
       v[i + half] = o2;

@@ -1,7 +1,10 @@
-// See swiglu.cuh. Grid-stride over rows x n elements; fp32 math, transformers' rounding points.
+// See swiglu.cuh. Grid-stride over rows x n elements in 16-byte packs where the shape allows;
+// fp32 math, transformers' rounding points.
 #include "kernels/llm_decode/swiglu.cuh"
 
 #include <cassert>
+#include <cstdint>
+#include <cstring>
 
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm_decode/device_utils.cuh"
@@ -9,15 +12,36 @@
 namespace cudabench::kernels::llm {
 namespace {
 
-template <class T>
+// `L`: uint4 (8 elements) when n % 8 == 0 and the buffers are 16-byte aligned, else one element.
+template <class T, class L>
 __global__ void swiglu_kernel(const T* gu, int rows, int n, T* act) {
-  const std::size_t total = static_cast<std::size_t>(rows) * n;
+  constexpr int kPer = static_cast<int>(sizeof(L) / sizeof(T));
+  const int packs = n / kPer;
+  const std::size_t total = static_cast<std::size_t>(rows) * packs;
+  const L* guv = reinterpret_cast<const L*>(gu);
+  L* av = reinterpret_cast<L*>(act);
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t t = i / n, c = i % n;
-    const float g = to_float(gu[t * 2 * n + c]), u = to_float(gu[t * 2 * n + n + c]);
-    act[i] = from_float<T>(round_to<T>(silu(g)) * u);
+    const std::size_t t = i / packs, c = i % packs;
+    const L gp = guv[t * 2 * packs + c], up = guv[t * 2 * packs + packs + c];
+    T g[kPer], u[kPer], o[kPer];
+    memcpy(g, &gp, sizeof(L));
+    memcpy(u, &up, sizeof(L));
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) o[e] = from_float<T>(round_to<T>(silu(to_float(g[e]))) * to_float(u[e]));
+    L op;
+    memcpy(&op, o, sizeof(L));
+    av[i] = op;
   }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <class T, class L>
+void launch_packs(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
+  const std::size_t total = static_cast<std::size_t>(rows) * (n / (sizeof(L) / sizeof(T)));
+  const std::size_t blocks = (total + 255) / 256;
+  swiglu_kernel<T, L><<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(gu, rows, n, act);
 }
 
 }  // namespace
@@ -25,9 +49,8 @@ __global__ void swiglu_kernel(const T* gu, int rows, int n, T* act) {
 template <class T>
 void swiglu(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
   assert(gu && act && rows > 0 && n > 0);
-  const std::size_t total = static_cast<std::size_t>(rows) * n;
-  const std::size_t blocks = (total + 255) / 256;
-  swiglu_kernel<T><<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(gu, rows, n, act);
+  if (n % 8 == 0 && aligned16(gu) && aligned16(act)) launch_packs<T, uint4>(gu, rows, n, act, stream);
+  else launch_packs<T, T>(gu, rows, n, act, stream);
   CUDABENCH_CHECK_LAUNCH();
 }
 

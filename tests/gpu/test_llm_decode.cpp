@@ -179,10 +179,10 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
   ::unsetenv("CUDABENCH_LLM_GEMV");
 }
 
-// Likewise for the attention split size (max_length 40: 8, 16 or 32 positions per block).
+// Likewise for the attention split size (max_length 40: 16, 32 or 64 positions per block).
 TEST(LlmDecode, EveryAttentionSplitVerifies) {
   REQUIRE_GPU();
-  for (const char* chunk : {"8", "16", "32"}) {
+  for (const char* chunk : {"16", "32", "64"}) {
     harness h;
     ::setenv("CUDABENCH_LLM_ATTN_CHUNK", chunk, 1);
     auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));

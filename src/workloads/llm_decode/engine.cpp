@@ -80,6 +80,8 @@ class engine_impl final : public engine {
     attn_shape_.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
     part_o_ = device_buffer<float>(k::attn_decode_partial_floats(attn_shape_));
     part_ml_ = device_buffer<float>(k::attn_decode_ml_floats(attn_shape_));
+    attn_counters_ = device_buffer<unsigned>(k::attn_decode_counters(attn_shape_));
+    CUDABENCH_CHECK_CUDA(cudaMemsetAsync(attn_counters_.get(), 0, attn_counters_.bytes(), stream_.get()));
 
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), stream_.get()));
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), stream_.get()));
@@ -111,6 +113,11 @@ class engine_impl final : public engine {
     graph_ = std::move(graph.graph);
     programmatic_ = graph.programmatic;
     chunk_ = graph.chunk;
+    // The prefill is one graph too: its ~300 launches (32 layers of GEMMs and small kernels) would
+    // otherwise wait on the host's launch rate, which TTFT(128) (~5 ms) would measure. One run
+    // outside the capture first sets kernel attributes and lets cuBLASLt do its lazy setup.
+    enqueue_prefill(s);
+    prefill_graph_.capture(s, [this](cudaStream_t cs) { enqueue_prefill(cs); });
     // Back to the state before tuning: the replays wrote tokens, cache rows and the position.
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(tokens_.get(), 0, tokens_.bytes(), s));
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(pos_.get(), 0, pos_.bytes(), s));
@@ -151,7 +158,7 @@ class engine_impl final : public engine {
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_.get()));
   }
 
-  void prefill(cudaStream_t stream) override { enqueue_prefill(stream); }
+  void prefill(cudaStream_t stream) override { prefill_graph_.launch(stream); }
 
   void decode(int steps, cudaStream_t stream) override {
     for (int i = 0; i < steps; ++i) graph_.launch(stream);
@@ -299,9 +306,9 @@ class engine_impl final : public engine {
     k::programmatic_launch_scope pdl(programmatic);
     for (int l = 0; l < cfg_.num_layers; ++l) {
       enqueue_site_gemv(site_qkv, l, gemv_variant_[site_qkv], s);
-      k::rope_kv_append<T>(qkv_.get(), rope_shape(1), rope_table_.get(), pos_.get(), k_layer(l), v_layer(l), s);
-      k::attention_decode<T>(qkv_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_, part_o_.get(), part_ml_.get(),
-                             attn_.get(), s);
+      // Rotary embedding, the KV-cache append and attention in one launch (attention_decode.cuh).
+      k::attention_decode<T>(qkv_.get(), rope_table_.get(), k_layer(l), v_layer(l), pos_.get(), attn_shape_,
+                             part_o_.get(), part_ml_.get(), attn_counters_.get(), attn_.get(), s);
       enqueue_site_gemv(site_o, l, gemv_variant_[site_o], s);
       enqueue_site_gemv(site_gate_up, l, gemv_variant_[site_gate_up], s);
       enqueue_site_gemv(site_down, l, gemv_variant_[site_down], s);
@@ -321,12 +328,14 @@ class engine_impl final : public engine {
   device_buffer<float> logits_, part_o_, part_ml_;
   device_buffer<std::int32_t> tokens_;
   device_buffer<int> pos_;
+  device_buffer<unsigned> attn_counters_;  // attention_decode's per-KV-head completion counters (zero between launches)
   k::attn_decode_shape attn_shape_;
 
   std::unique_ptr<blaslt_context> lt_;
   std::unique_ptr<lt_matmul> gemm_qkv_, gemm_o_, gemm_gu_, gemm_down_;
   // The decode step graph setup kept (tuner.cpp: the fastest of PDL or not x attention split size).
   graph_exec graph_;
+  graph_exec prefill_graph_;  // enqueue_prefill(), captured once
   bool programmatic_ = false;
   int chunk_ = 0;
   int gemv_variant_[kGemvSites] = {};

@@ -3,10 +3,12 @@
 // batch 1, greedy.
 //
 //   prefill(stream):  the prompt through every layer with cuBLASLt GEMMs and the prefill
-//                     attention kernel -> logits of the last prompt token -> argmax writes
-//                     tokens[prompt_tokens] and sets the device position to prompt_tokens.
+//                     attention kernel (tensor cores) -> logits of the last prompt token -> argmax
+//                     writes tokens[prompt_tokens] and sets the device position to prompt_tokens;
+//                     one replay of a graph captured at setup.
 //   decode(n, stream): n replays of one captured CUDA graph; each replay is one decode step:
-//                     embed tokens[pos], every layer through fused GEMVs and flash-decoding,
+//                     embed tokens[pos], every layer through fused GEMVs and flash-decoding
+//                     (rotary embedding and the cache append fused into the attention launch),
 //                     lm_head GEMV, argmax writes tokens[pos + 1] and advances pos. Nothing on the
 //                     host between steps.
 //   Setup autotunes the step (tuner.cpp): each GEMV call site gets the fastest of the launch

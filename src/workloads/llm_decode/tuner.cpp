@@ -21,7 +21,7 @@ namespace cudabench::llm {
 namespace k = cudabench::kernels::llm;
 
 int smallest_decode_chunk(int max_len) {
-  int chunk = 8;
+  int chunk = 16;
   while ((max_len + chunk - 1) / chunk > 64) chunk *= 2;
   return chunk;
 }

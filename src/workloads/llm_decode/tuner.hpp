@@ -20,11 +20,12 @@ namespace cudabench::llm {
 enum gemv_site { site_qkv, site_o, site_gate_up, site_down, site_lm_head, kGemvSites };
 inline constexpr const char* kSiteNames[kGemvSites] = {"qkv", "o", "gate_up", "down", "lm_head"};
 
-// Decode attention split sizes the setup tuner tries: the smallest power of two >= 8 positions
-// per block that keeps at most 64 splits (the merge kernel walks all splits per thread), and its
-// double and quadruple. Small chunks spread a short sequence over more blocks (less serial work
-// per block), large ones do less merging; the workspace is sized for the first.
-inline constexpr int kChunkCandidates = 3;
+// Decode attention split sizes the setup tuner tries: the smallest power of two >= 16 positions
+// per block (the attention kernel scores 16 keys per step) that keeps at most 64 splits (the
+// merging block walks all splits per thread), and 2, 4 and 8 times that. Small chunks spread a
+// short sequence over more blocks (less serial work per block), large ones do less merging (one
+// split needs none); the workspace is sized for the first.
+inline constexpr int kChunkCandidates = 4;
 int smallest_decode_chunk(int max_len);
 
 struct gemv_tuning {
