@@ -14,6 +14,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "gpu_test_fixture.hpp"
+#include "half_values.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"
@@ -406,25 +407,12 @@ struct device_values {
 };
 
 template <class T>
-T to_storage(float v);
-template <>
-__half to_storage<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__nv_bfloat16 to_storage<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-float from_storage(__half v) { return __half2float(v); }
-float from_storage(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <class T>
 device_values<T> upload_as(const std::vector<float>& v) {
   std::vector<T> t(v.size());
   device_values<T> out{device_buffer<T>(v.size()), std::vector<float>(v.size())};
   for (std::size_t i = 0; i < v.size(); ++i) {
-    t[i] = to_storage<T>(v[i]);
-    out.host[i] = from_storage(t[i]);
+    t[i] = test::from_f<T>(v[i]);
+    out.host[i] = test::to_f(t[i]);
   }
   CUDABENCH_CHECK_CUDA(cudaMemcpy(out.dev.get(), t.data(), t.size() * sizeof(T), cudaMemcpyHostToDevice));
   return out;
@@ -434,7 +422,7 @@ template <class T>
 std::vector<float> download_as_float(const T* p, std::size_t n) {
   std::vector<float> v(n);
   const auto raw = download<T>(p, n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = from_storage(raw[i]);
+  for (std::size_t i = 0; i < n; ++i) v[i] = test::to_f(raw[i]);
   return v;
 }
 

@@ -27,6 +27,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "gpu_test_fixture.hpp"
+#include "half_values.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 
@@ -37,18 +38,8 @@ namespace {
 
 #define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
 
-float to_f(__half v) { return __half2float(v); }
-float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T>
-T from_f(float v);
-template <>
-__half from_f<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__nv_bfloat16 from_f<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
+using cudabench::test::from_f;
+using cudabench::test::to_f;
 
 template <class T>
 struct traits;
