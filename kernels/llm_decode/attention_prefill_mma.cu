@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreads)
   load_kv(0, 0);
   cp_async_commit();  // group: Q and key tile 0
 
-  const float scale_log2 = s.scale * 1.4426950408889634f;  // softmax in base 2: exp(x) = 2^(x log2 e)
+  const float scale_log2 = s.scale * 1.4426950408889634f;             // softmax in base 2: exp(x) = 2^(x log2 e)
   const int row_lo = q0 + warp * 16 + lane / 4, row_hi = row_lo + 8;  // this thread's two query rows
   std::uint32_t qf[HD / 16][4];
   float o[HD / 8][4];
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int j = 0; j <= qt; ++j) {
     const int stage = j & 1;
     if (j < qt) load_kv(j + 1, stage ^ 1);
-    cp_async_commit();  // (possibly empty) group for tile j + 1
+    cp_async_commit();   // (possibly empty) group for tile j + 1
     cp_async_wait<1>();  // tile j (and Q) landed
     __syncthreads();
     if (j == 0) {
@@ -221,8 +221,7 @@ bool attention_prefill_mma(const T* qkv, const T* k_cache, const T* v_cache, con
 
 template bool attention_prefill_mma<__half>(const __half*, const __half*, const __half*, const attn_prefill_shape&,
                                             __half*, cudaStream_t);
-template bool attention_prefill_mma<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*,
-                                                   const __nv_bfloat16*, const attn_prefill_shape&, __nv_bfloat16*,
-                                                   cudaStream_t);
+template bool attention_prefill_mma<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,
+                                                   const attn_prefill_shape&, __nv_bfloat16*, cudaStream_t);
 
 }  // namespace cudabench::kernels::llm
