@@ -24,6 +24,7 @@
 #include "cudabench/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
+#include "workloads/llm_decode/engine.hpp"
 #include "workloads/llm_decode/llm_decode.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
 #include "workloads/llm_decode/weights.hpp"
@@ -177,6 +178,39 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
   auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
   EXPECT_THROW(bad->setup(h.ctx), input_error);
   ::unsetenv("CUDABENCH_LLM_GEMV");
+}
+
+// A cache of 262,144 positions with 8 query heads per KV head: the smallest split that keeps 64
+// splits is 4096 positions, whose block needs ~170 KB of shared memory; the larger candidates
+// would not fit, so the tuner must be offered only that one, and decode steps must run.
+TEST(LlmDecode, SplitCandidatesStayWithinSharedMemory) {
+  REQUIRE_GPU();
+  llm_config c;
+  c.name = "long-context test";
+  c.vocab_size = 64;
+  c.hidden_size = 1024;
+  c.intermediate_size = 256;
+  c.num_layers = 1;
+  c.num_heads = 8;
+  c.num_kv_heads = 1;
+  c.head_dim = 128;
+  c.rms_norm_eps = 1e-5;
+  c.rope_theta = 10000.0;
+  c.max_position_embeddings = 1 << 18;
+  llm::generate_shape g;
+  g.prompt_tokens = 4;
+  g.max_length = 1 << 18;
+  llm::weight_source src;
+  src.seed = 7;
+  cuda_stream stream;
+  auto e = llm::make_engine(c, dtype::fp16, g, src);
+  EXPECT_EQ(e->tuning_choices()["graph"]["attn_chunk"], 4096) << e->tuning();
+  e->set_prompt({1, 2, 3, 4});
+  e->prefill(stream.get());
+  e->decode(3, stream.get());
+  const auto tokens = e->read_tokens(stream.get());
+  for (int i = 4; i < 8; ++i) EXPECT_TRUE(tokens[i] >= 0 && tokens[i] < c.vocab_size) << i;
+  for (float v : e->read_logits(stream.get())) ASSERT_TRUE(std::isfinite(v));
 }
 
 // Likewise for the attention split size (max_length 40: 16, 32 or 64 positions per block).

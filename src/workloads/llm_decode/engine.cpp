@@ -104,11 +104,13 @@ class engine_impl final : public engine {
         tune_gemv_variants(forced_, c.num_layers, s, enqueue_site, [this](cudaStream_t cs) { clear_scratch(cs); });
     std::copy(std::begin(gemv.variant), std::end(gemv.variant), gemv_variant_);
     const int chunk0 = attn_shape_.chunk;
-    decode_graph_choice graph = tune_decode_graph(
-        forced_, chunk0, shape_, pos_.get(), s, [this, s](graph_exec& g, int chunk, bool programmatic) {
-          attn_shape_.chunk = chunk;
-          g.capture(s, [this, programmatic](cudaStream_t cs) { enqueue_decode_step(cs, programmatic); });
-        });
+    decode_graph_choice graph = tune_decode_graph(forced_, chunk0, largest_fitting_chunk(chunk0), shape_, pos_.get(), s,
+                                                  [this, s](graph_exec& g, int chunk, bool programmatic) {
+                                                    attn_shape_.chunk = chunk;
+                                                    g.capture(s, [this, programmatic](cudaStream_t cs) {
+                                                      enqueue_decode_step(cs, programmatic);
+                                                    });
+                                                  });
     attn_shape_.chunk = chunk0;
     graph_ = std::move(graph.graph);
     programmatic_ = graph.programmatic;
@@ -196,6 +198,28 @@ class engine_impl final : public engine {
   }
   T* k_layer(int l) const { return k_cache_.get() + l * cache_layer_elements(); }
   T* v_layer(int l) const { return v_cache_.get() + l * cache_layer_elements(); }
+
+  // The largest attention split size from chunk0 (doubling, as the tuner's candidates) whose
+  // block fits the device's shared memory: the block keeps a score per (query head, position of
+  // its split). Throws unsupported_error when not even chunk0 fits (max_length in the millions
+  // with large query groups).
+  int largest_fitting_chunk(int chunk0) const {
+    int device = 0, optin = 0;
+    CUDABENCH_CHECK_CUDA(cudaGetDevice(&device));
+    CUDABENCH_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const std::size_t limit = static_cast<std::size_t>(optin) - 64;  // the kernel's static shared bytes
+    k::attn_decode_shape probe = attn_shape_;
+    probe.chunk = chunk0;
+    if (k::attn_decode_smem_bytes(probe) > limit)
+      throw unsupported_error(fmt::format(
+          "llm engine: decode attention for max_length {} with {} query heads per KV head needs {} bytes of shared "
+          "memory per block; this GPU allows {}",
+          shape_.max_length, cfg_.group_size(), k::attn_decode_smem_bytes(probe), limit));
+    int best = chunk0;
+    for (probe.chunk = 2 * chunk0; probe.chunk <= (chunk0 << (kChunkCandidates - 1)); probe.chunk *= 2)
+      if (k::attn_decode_smem_bytes(probe) <= limit) best = probe.chunk;
+    return best;
+  }
 
   k::rope_kv_shape rope_shape(int rows) const {
     k::rope_kv_shape r;

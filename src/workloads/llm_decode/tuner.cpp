@@ -87,8 +87,9 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
 // that wins depends on the driver and on how neighbouring kernels' blocks share the SMs.
 // CUDABENCH_LLM_PDL=0 / =1 forces plain / PDL (PDL falls back to plain where unsupported);
 // CUDABENCH_LLM_ATTN_CHUNK=<n> forces the split size (one of the candidates).
-decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int chunk0, const generate_shape& shape,
-                                      int* device_position, cudaStream_t s, const capture_step_fn& capture) {
+decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int chunk0, int max_chunk,
+                                      const generate_shape& shape, int* device_position, cudaStream_t s,
+                                      const capture_step_fn& capture) {
   const char* env = std::getenv("CUDABENCH_LLM_PDL");
   bool force_plain = env && std::strcmp(env, "0") == 0;
   bool force_pdl = env && std::strcmp(env, "1") == 0;
@@ -101,7 +102,8 @@ decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int 
     force_plain = !force_pdl;
   }
   std::vector<int> chunks;
-  for (int i = 0; i < kChunkCandidates; ++i) chunks.push_back(chunk0 << i);
+  for (int i = 0; i < kChunkCandidates; ++i)
+    if (i == 0 || (chunk0 << i) <= max_chunk) chunks.push_back(chunk0 << i);
   if (const char* cenv = std::getenv("CUDABENCH_LLM_ATTN_CHUNK"); cenv && *cenv) {
     char* rest = nullptr;
     const long c = std::strtol(cenv, &rest, 10);

@@ -55,10 +55,11 @@ struct decode_graph_choice {
 // launch or plain launches; throws cuda_error where the driver refuses PDL in a graph.
 using capture_step_fn = std::function<void(graph_exec& graph, int chunk, bool programmatic)>;
 
-// The decode graph to keep: every candidate (split sizes from `chunk0`, see kChunkCandidates, x
-// PDL or plain) captured and timed, or the forced / replayed one. The timing replays write
-// `device_position`, tokens and cache rows; the caller restores its state afterwards.
-decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int chunk0, const generate_shape& shape,
-                                      int* device_position, cudaStream_t stream, const capture_step_fn& capture);
+// The decode graph to keep: every candidate (split sizes from `chunk0`, see kChunkCandidates, up
+// to `max_chunk`, x PDL or plain) captured and timed, or the forced / replayed one. The timing
+// replays write `device_position`, tokens and cache rows; the caller restores its state afterwards.
+decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int chunk0, int max_chunk,
+                                      const generate_shape& shape, int* device_position, cudaStream_t stream,
+                                      const capture_step_fn& capture);
 
 }  // namespace cudabench::llm
