@@ -288,8 +288,6 @@ __global__ void __launch_bounds__(kThreads)
   if (tid == 0) counters[kvh] = 0u;  // every used block has counted: ready for the next launch
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 bool wide_packs(const attn_decode_shape& s) { return s.head_dim % 8 == 0; }
 
 int head_batch(const attn_decode_shape& s) {
@@ -349,7 +347,7 @@ void attention_decode(const T* qkv, const T* table, T* k_cache, T* v_cache, cons
   assert(s.num_kv_heads > 0 && s.num_heads % s.num_kv_heads == 0);
   assert(s.head_dim > 0 && s.head_dim % 2 == 0 && s.head_dim <= kMaxHeadDim && s.chunk > 0 && s.max_len > 0);
   assert(reinterpret_cast<std::uintptr_t>(table) % 4 == 0);
-  if (wide_packs(s) && aligned16(qkv) && aligned16(k_cache) && aligned16(v_cache)) {
+  if (wide_packs(s) && aligned_to(qkv, 16) && aligned_to(k_cache, 16) && aligned_to(v_cache, 16)) {
     if (s.head_dim <= 128)
       launch_wide<T, 2>(qkv, table, k_cache, v_cache, pos, s, partial_out, partial_ml, counters, out, stream);
     else launch_wide<T, 4>(qkv, table, k_cache, v_cache, pos, s, partial_out, partial_ml, counters, out, stream);

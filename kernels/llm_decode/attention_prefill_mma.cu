@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/mma_sm80.cuh"
 
 namespace cudabench::kernels::llm {
@@ -195,8 +196,6 @@ void launch_mma(const T* qkv, const T* k_cache, const T* v_cache, const attn_pre
   CUDABENCH_CHECK_LAUNCH();
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 bool attention_prefill_mma_supports(const attn_prefill_shape& s) {
@@ -207,8 +206,8 @@ bool attention_prefill_mma_supports(const attn_prefill_shape& s) {
 template <class T>
 bool attention_prefill_mma(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
                            cudaStream_t stream) {
-  if (!attention_prefill_mma_supports(s) || !aligned16(qkv) || !aligned16(k_cache) || !aligned16(v_cache) ||
-      !aligned16(out))
+  if (!attention_prefill_mma_supports(s) || !aligned_to(qkv, 16) || !aligned_to(k_cache, 16) ||
+      !aligned_to(v_cache, 16) || !aligned_to(out, 16))
     return false;
   switch (s.head_dim) {
     case 32: launch_mma<T, 32>(qkv, k_cache, v_cache, s, out, stream); break;

@@ -4,6 +4,7 @@
 // Every kernel keeps its arithmetic in fp32 and rounds to the storage type where transformers'
 // fp16/bf16 Llama rounds (after each projection, norm and residual add), so outputs track it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_bf16.h>
@@ -93,5 +94,8 @@ __device__ __forceinline__ float dot_pack<__nv_bfloat16, unsigned short>(const u
 }
 
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
+
+// Host side, for the launchers that pick a pack width: is `p` aligned to `bytes`?
+inline bool aligned_to(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 }  // namespace cudabench::kernels::llm

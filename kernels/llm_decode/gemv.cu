@@ -168,8 +168,6 @@ void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream
   launch_shape<T, L, 8, 8>(a, in, out, stream);
 }
 
-bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
-
 }  // namespace
 
 template <class T>
@@ -180,8 +178,8 @@ void gemv(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t st
   // The widest pack that divides the row length (rows must start on a pack boundary) and that
   // every vector read is aligned to.
   const auto fits = [&](std::size_t bytes) {
-    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned(a.w, bytes) && aligned(a.x, bytes) &&
-           (in != gemv_input::rmsnorm || aligned(a.norm_weight, bytes));
+    return (static_cast<std::size_t>(a.k) * sizeof(T)) % bytes == 0 && aligned_to(a.w, bytes) &&
+           aligned_to(a.x, bytes) && (in != gemv_input::rmsnorm || aligned_to(a.norm_weight, bytes));
   };
   if (fits(16)) launch_in<T, uint4>(a, in, out, stream);
   else if (fits(8)) launch_in<T, uint2>(a, in, out, stream);

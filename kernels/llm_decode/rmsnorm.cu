@@ -3,7 +3,6 @@
 #include "kernels/llm_decode/rmsnorm.cuh"
 
 #include <cassert>
-#include <cstdint>
 #include <cstring>
 
 #include "cudabench/cuda_check.hpp"
@@ -66,16 +65,14 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
 template <class T>
 void residual_rmsnorm(T* h, const T* delta, const T* weight, float eps, int rows, int hidden, T* out,
                       cudaStream_t stream) {
   assert(h && weight && out && rows > 0 && hidden > 0);
-  const bool packed =
-      hidden % 8 == 0 && aligned16(h) && aligned16(weight) && aligned16(out) && (!delta || aligned16(delta));
+  const bool packed = hidden % 8 == 0 && aligned_to(h, 16) && aligned_to(weight, 16) && aligned_to(out, 16) &&
+                      (!delta || aligned_to(delta, 16));
   if (packed) {
     residual_rmsnorm_kernel<T, uint4><<<rows, kThreads, 0, stream>>>(h, delta, weight, eps, hidden, out);
   } else {

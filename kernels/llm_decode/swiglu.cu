@@ -3,7 +3,6 @@
 #include "kernels/llm_decode/swiglu.cuh"
 
 #include <cassert>
-#include <cstdint>
 #include <cstring>
 
 #include "cudabench/cuda_check.hpp"
@@ -35,8 +34,6 @@ __global__ void swiglu_kernel(const T* gu, int rows, int n, T* act) {
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 template <class T, class L>
 void launch_packs(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
   const std::size_t total = static_cast<std::size_t>(rows) * (n / (sizeof(L) / sizeof(T)));
@@ -49,7 +46,7 @@ void launch_packs(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
 template <class T>
 void swiglu(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
   assert(gu && act && rows > 0 && n > 0);
-  if (n % 8 == 0 && aligned16(gu) && aligned16(act)) launch_packs<T, uint4>(gu, rows, n, act, stream);
+  if (n % 8 == 0 && aligned_to(gu, 16) && aligned_to(act, 16)) launch_packs<T, uint4>(gu, rows, n, act, stream);
   else launch_packs<T, T>(gu, rows, n, act, stream);
   CUDABENCH_CHECK_LAUNCH();
 }
