@@ -24,6 +24,7 @@
 #include "cudabench/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
+#include "kernels/llm_decode/gemv.cuh"
 #include "workloads/llm_decode/engine.hpp"
 #include "workloads/llm_decode/llm_decode.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
@@ -161,7 +162,11 @@ TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
 // against the CPU reference with each variant forced everywhere, and with the tuner's own choice.
 TEST(LlmDecode, EveryGemvVariantVerifies) {
   REQUIRE_GPU();
-  for (const char* variant : {"0", "1", "2", "3", ""}) {
+  std::vector<std::string> variants;
+  for (int v = 0; v < kernels::llm::kGemvVariants; ++v) variants.push_back(std::to_string(v));
+  variants.push_back("");  // the tuner's choice
+  for (const std::string& name : variants) {
+    const char* variant = name.c_str();
     harness h;
     if (*variant) ::setenv("CUDABENCH_LLM_GEMV", variant, 1);
     auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
@@ -174,7 +179,7 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
     if (*variant) EXPECT_NE(w->engine().tuning().find("forced"), std::string::npos);
   }
   harness h;
-  ::setenv("CUDABENCH_LLM_GEMV", "7", 1);
+  ::setenv("CUDABENCH_LLM_GEMV", std::to_string(kernels::llm::kGemvVariants).c_str(), 1);  // one past the last
   auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
   EXPECT_THROW(bad->setup(h.ctx), input_error);
   ::unsetenv("CUDABENCH_LLM_GEMV");
