@@ -5,7 +5,8 @@
 #   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12 profile
 #            (default: all but baseline, cuda12 and profile, in that order)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
-#            default rounds; must give 0 improved / 0 regressed; prints the between-round spread
+#            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
+#            must give 0 improved / 0 regressed; prints the between-round spread
 #     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
 #            interleaved; the LLM row must regress and no other row change
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
@@ -85,8 +86,9 @@ run_quick() { run_suite_pair quick; }
 
 run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
   local suite=${AA_SUITE:-full} t0=$SECONDS
-  "$bin" ab "$bin" "$bin" --suite "$suite" --labels "A,A again" -o "$results/aa-$suite" --format markdown || return 1
-  echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, default rounds)"
+  "$bin" ab "$bin" "$bin" --suite "$suite" ${AA_ROUNDS:+--rounds "$AA_ROUNDS"} --labels "A,A again" \
+    -o "$results/aa-$suite" --format markdown || return 1
+  echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, ${AA_ROUNDS:-default} rounds)"
   $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" | tee "$results/aa-$suite-spread.txt"
   $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" --filter 'llm_decode/*' \
     --max-spread-pct 2 || echo "aa: llm_decode rounds spread beyond 2% (see above)"
