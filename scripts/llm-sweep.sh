@@ -16,7 +16,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     --bin|--suite|--filter|--out)
-      [[ $# -ge 2 ]] || { echo "llm-sweep: $1 needs a value" >&2; exit 2; }
+      [[ $# -ge 2 ]] || { echo "llm-sweep: $1 needs a value" >&2; usage >&2; exit 2; }
       case "$1" in --bin) bin=$2 ;; --suite) suite=$2 ;; --filter) filter=$2 ;; --out) out=$2 ;; esac
       shift 2 ;;
     -*) echo "llm-sweep: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -26,15 +26,16 @@ done
 [[ ${#settings[@]} -gt 0 ]] || { echo "llm-sweep: no SETTING given" >&2; usage >&2; exit 2; }
 for s in "${settings[@]}"; do
   name=${s%%:*}
-  [[ "$name" =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "llm-sweep: bad setting name in '$s'" >&2; exit 2; }
+  [[ "$name" =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "llm-sweep: bad setting name in '$s'" >&2; usage >&2; exit 2; }
   if [[ "$s" == *:* ]]; then
     IFS=, read -ra vars <<< "${s#*:}"
     for v in "${vars[@]}"; do
-      [[ "$v" =~ ^CUDABENCH_LLM_[A-Z_]+=[^=]*$ ]] || { echo "llm-sweep: '$v' in '$s' is not CUDABENCH_LLM_*=VALUE" >&2; exit 2; }
+      [[ "$v" =~ ^CUDABENCH_LLM_[A-Z_]+=[^=]*$ ]] \
+        || { echo "llm-sweep: '$v' in '$s' is not CUDABENCH_LLM_*=VALUE" >&2; usage >&2; exit 2; }
     done
   fi
 done
-[[ -x "$bin" ]] || { echo "llm-sweep: $bin is not an executable" >&2; exit 2; }
+[[ -x "$bin" ]] || { echo "llm-sweep: $bin is not an executable" >&2; usage >&2; exit 2; }
 mkdir -p "$out"
 rc=0
 for s in "${settings[@]}"; do

@@ -53,7 +53,7 @@ std::string usage_of(const std::string& script) {
 }  // namespace
 
 TEST(Scripts, HelpPrintsExactlyTheUsage) {
-  for (const char* s : {"bootstrap.sh", "gpu-tests.sh", "toolkit-from-wheels.sh", "llm-profile.sh"})
+  for (const char* s : {"bootstrap.sh", "gpu-tests.sh", "toolkit-from-wheels.sh", "llm-profile.sh", "llm-sweep.sh"})
     for (const char* flag : {"--help", "-h"}) {
       const auto r = sh(k_scripts + s + " " + flag);
       EXPECT_EQ(r.exit_code, 0) << s;
@@ -81,7 +81,13 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
             "toolkit-from-wheels.sh"},
         bad{"llm-profile.sh --bin", "llm-profile: --bin needs a value", "llm-profile.sh"},
         bad{"llm-profile.sh --out --bin x", "llm-profile: --out needs a value", "llm-profile.sh"},
-        bad{"llm-profile.sh --frob", "llm-profile: unknown argument '--frob'", "llm-profile.sh"}}) {
+        bad{"llm-profile.sh --frob", "llm-profile: unknown argument '--frob'", "llm-profile.sh"},
+        bad{"llm-sweep.sh", "llm-sweep: no SETTING given", "llm-sweep.sh"},
+        bad{"llm-sweep.sh tuned --bin", "llm-sweep: --bin needs a value", "llm-sweep.sh"},
+        bad{"llm-sweep.sh --frob", "llm-sweep: unknown option '--frob'", "llm-sweep.sh"},
+        bad{"llm-sweep.sh 'a b'", "llm-sweep: bad setting name in 'a b'", "llm-sweep.sh"},
+        bad{"llm-sweep.sh x:PATH=/", "llm-sweep: 'PATH=/' in 'x:PATH=/' is not CUDABENCH_LLM_*=VALUE", "llm-sweep.sh"},
+        bad{"llm-sweep.sh --bin /nonexistent tuned", "llm-sweep: /nonexistent is not an executable", "llm-sweep.sh"}}) {
     const auto r = sh(k_scripts + b.cmd);
     EXPECT_EQ(r.exit_code, 2) << b.cmd << "\n" << r.err;
     EXPECT_EQ(r.err.rfind(b.words, 0), 0u) << b.cmd << "\n" << r.err;
