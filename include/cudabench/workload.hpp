@@ -38,6 +38,10 @@ struct validation_outcome {
 };
 
 // What the harness measured, handed to workload::metrics().
+// Runs shorter than this (one run, launched alone) are timed as replays of a captured graph when
+// the workload allows it (workload::graph_capturable); see docs/design.md "Timing".
+inline constexpr double graph_timing_below_ms = 1.0;
+
 struct measurement {
   std::vector<double> per_run_ms;       // one sample per repetition: batch elapsed / runs in batch
   std::uint64_t peak_memory_bytes = 0;  // own allocations + library workspaces, after warm-up
@@ -59,6 +63,14 @@ class workload {
 
   // Enqueue one run on `stream`; no host synchronisation inside.
   virtual void run(cudaStream_t stream) = 0;
+
+  // May the harness capture run() into a CUDA graph and replay it? It times runs shorter than
+  // graph_timing_below_ms that way (the host's launch rate would otherwise be what is measured).
+  // Only if run() enqueues stream work and nothing else: no host-side state that changes from run
+  // to run, no synchronisation, no allocation, no pageable copy, and nothing a graph runs another
+  // way (a captured cudaMemcpyAsync becomes a copy node, which may take a different, slower path).
+  // A capture that fails anyway falls back to launching runs one by one.
+  virtual bool graph_capturable() const { return false; }
 
   // Called after each timed repetition, once the stream is synchronised. For single-shot
   // measurements that belong to a repetition (e.g. first-inference latency on a fresh model,

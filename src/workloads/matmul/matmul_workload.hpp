@@ -29,6 +29,7 @@ class matmul_workload : public workload {
   void setup(run_context& ctx) override;
   validation_outcome verify(run_context& ctx) override;
   void run(cudaStream_t stream) override;
+  bool graph_capturable() const override { return true; }  // one cuBLASLt call, workspace preallocated
   metric_list metrics(const measurement& m) const override;
   void teardown() override;
   nlohmann::ordered_json tuning() const override;
