@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "cli/did_you_mean.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/text_safety.hpp"
@@ -104,9 +105,19 @@ int main(int argc, char** argv) {
   }
   const bool top_level_flag = !args.empty() && (args[0] == "-h" || args[0] == "--help" || args[0] == "--version");
   bool names_subcommand = false;
-  if (!args.empty())
-    for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
-      if (sub->get_name() == args[0]) names_subcommand = true;
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+    if (sub->get_name() == args[0]) names_subcommand = true;
+  }
+  // `run` takes no positional argument, so a first word that is no subcommand is a mistyped one;
+  // inserting "run" before it would only produce "arguments were not expected".
+  if (!top_level_flag && !names_subcommand && !args[0].empty() && args[0][0] != '-') {
+    const std::string guess = cli::closest_name(args[0], names);
+    fmt::print(stderr, "cudabench: error: unknown command '{}'{} (see cudabench --help)\n", terminal_text(args[0]),
+               guess.empty() ? "" : " (did you mean " + guess + "?)");
+    return 2;
+  }
   if (!top_level_flag && !names_subcommand) args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
 

@@ -104,7 +104,10 @@ bool is_fleet_json(const nlohmann::ordered_json& j);
 // Reads the header and the GPUs (with their embedded results) and recomputes the rest with the
 // file's outlier rule. Strict like result files: input_error naming `source` and the JSON path.
 fleet_file fleet_from_json(const nlohmann::ordered_json& j, const std::string& source);
+// Through the checked reader (checked_json.hpp): a regular file within the result-file size limit,
+// nesting and number range checked.
 fleet_file read_fleet_file(const std::string& path);
-void write_fleet_file(const fleet_file& f, const std::string& path);  // atomic, like result files
+// Atomic and never onto one of `inputs` (atomic_write.hpp), like result files.
+void write_fleet_file(const fleet_file& f, const std::string& path, const std::vector<std::string>& inputs = {});
 
 }  // namespace cudabench

@@ -52,6 +52,20 @@ struct history_add_result {
   std::size_t points = 0;
 };
 
+// A result file read for the history, before any database is opened (so a bad file never leaves
+// an empty database behind): every check of read_result_file (result.hpp; a regular file, size,
+// depth, number range, sample rules, not a fleet or comparison), a started_at to place it in time,
+// at least one workload, and the SHA-256 of its bytes (the same file stored twice is one run).
+// Defined in history_input.cpp.
+struct history_input {
+  result_file result;
+  std::string sha256;
+  std::string source;  // the path, in messages and in the database
+};
+history_input read_history_input(const std::string& path);
+// The same from a file's bytes already in memory.
+history_input history_input_from_bytes(std::string_view bytes, const std::string& source);
+
 class history_store {
  public:
   // Opens `path`. create: a missing file becomes a new, empty history; otherwise a missing file is
@@ -67,6 +81,8 @@ class history_store {
   history_add_result add_file(const std::string& path);
   // The same from the file's bytes; `source` names it in messages and in the database.
   history_add_result add_bytes(std::string_view bytes, const std::string& source);
+  // Stores a file read (and checked) by read_history_input.
+  history_add_result add(const history_input& in);
 
   std::vector<history_run> runs() const;  // oldest first (started_at, then id)
   // Points of the workloads `filter` accepts (empty: all), in run order.

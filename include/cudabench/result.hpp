@@ -91,9 +91,13 @@ result_file result_from_json(const nlohmann::json& j, const std::string& source)
 // Same, keeping the file's key order (metric order matters: the first metric is the headline).
 // read_result_file parses with this overload.
 result_file result_from_json(const nlohmann::ordered_json& j, const std::string& source);
-result_file read_result_file(const std::string& path);  // input_error if missing/malformed
-// Writes to `path.tmp` then renames, so readers never see a half-written file.
-void write_result_file(const result_file& r, const std::string& path);
+// The one checked reader of result files: input_error naming the file (and the JSON path) when it
+// is missing, not a regular file (FIFO, device, directory), empty or past max_result_file_bytes
+// (input_file.hpp), malformed, nested past 64 levels, holds a number beyond a double (1e400), a
+// sample impossible for its unit (sample_rules.hpp), or is a fleet or comparison (file_kind.hpp).
+result_file read_result_file(const std::string& path);
+// Atomic, and never onto one of `inputs` (atomic_write.hpp): readers never see a half-written file.
+void write_result_file(const result_file& r, const std::string& path, const std::vector<std::string>& inputs = {});
 
 std::string utc_now_iso8601();
 

@@ -7,6 +7,7 @@
 // `--devices` runs this on several GPUs at once, one `ab` process per GPU (ab_devices.cpp).
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,11 +18,13 @@
 #include <fmt/ranges.h>
 
 #include "cli/ab_devices.hpp"
+#include "cli/build_check.hpp"
 #include "cli/commands.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/suite_loading.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/report.hpp"
@@ -59,10 +62,7 @@ std::vector<std::string> split_labels(const std::string& s) {
   return out;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !(out << text) || !out.flush()) throw input_error(fmt::format("{}: cannot write", path));
-}
+void write_text(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 std::string report_text(const comparison& c, const std::string& format, bool color) {
   report_options ro;
@@ -81,7 +81,7 @@ int run_ab(const ab_args& a) {
   check_run_args(a.run);
   if (a.run.rounds < 1) throw input_error("--rounds must be at least 1");
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0))
+  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   std::vector<std::string> labels(n);
   if (!a.labels.empty()) {
@@ -93,7 +93,10 @@ int run_ab(const ab_args& a) {
       if (!valid_utf8(l)) throw input_error(fmt::format("--labels \"{}\": not valid UTF-8", terminal_text(l)));
   }
   std::vector<std::vector<std::string>> commands;
-  for (const auto& s : a.sides) commands.push_back(split_command(s));
+  for (const auto& s : a.sides) {
+    commands.push_back(split_command(s));
+    check_build_command(s, commands.back());  // every build, before round 1 and before any directory
+  }
   suite s = load_cli_suite(a.run.suite, a.run.max_workloads);
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
   if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
@@ -146,8 +149,11 @@ int run_ab(const ab_args& a) {
       missing.push_back(fmt::format("{} ({}): {}", static_cast<char>('A' + i), a.sides[i],
                                     sides[i].size() ? sides[i].last().note : "never ran"));
   if (!missing.empty())
-    throw runtime_failure(fmt::format("no result from build{} {}; results of the others are in {}",
-                                      missing.size() == 1 ? "" : "s", fmt::join(missing, "; "), dir));
+    throw runtime_failure(missing.size() == n
+                              ? fmt::format("no build produced a result: {}; the round logs are in {}/rounds",
+                                            fmt::join(missing, "; "), dir)
+                              : fmt::format("no result from build{} {}; results of the others are in {}",
+                                            missing.size() == 1 ? "" : "s", fmt::join(missing, "; "), dir));
 
   std::vector<result_file> files;
   std::vector<std::string> sources;

@@ -3,6 +3,7 @@
 // bad input throws input_error (exit 2, reported in main()).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/compare_inputs.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
@@ -65,17 +67,12 @@ int run_compare(const compare_args& a) {
     throw input_error(
         fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0))
+  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
 
   // -o over an input would destroy the baseline it is about to be compared with, whatever path
-  // names it (./a.json, a symlink, a hard link): compare device and inode.
-  if (!a.output.empty())
-    if (const auto out = identity_of(a.output))
-      for (const auto& f : a.files)
-        if (identity_of(f) == out)
-          throw input_error(fmt::format(
-              "-o {} is the input file {}: refusing to overwrite it (write the report elsewhere)", a.output, f));
+  // names it (./a.json, a symlink, a hard link): refused before anything is read (atomic_write.hpp).
+  if (!a.output.empty()) check_output_path(a.output, a.files);
   // A file compared with itself is allowed (an A/A sanity check of the tool) but said out loud:
   // every row is "unchanged" by construction, which is no evidence about the builds.
   for (std::size_t i = 1; i < a.files.size(); ++i)
@@ -109,10 +106,9 @@ int run_compare(const compare_args& a) {
     write(std::cout);
     std::cout.flush();
   } else {
-    std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(fmt::format("{}: cannot write the report", a.output));
-    write(out);
-    if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
+    std::ostringstream text;
+    write(text);
+    write_file_atomically(a.output, text.str(), a.files);
   }
   return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/fleet_collect.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
@@ -26,8 +27,10 @@ int run_collect(const collect_args& a) {
   if (!(a.rule.k > 0)) throw input_error(fmt::format("--outlier-k {} must be positive", a.rule.k));
   if (!(a.rule.min_deviation_pct >= 0))
     throw input_error(fmt::format("--outlier-min-pct {} must be a non-negative percentage", a.rule.min_deviation_pct));
+  if (!a.output.empty()) check_output_path(a.output, a.inputs);  // a directory as -o, a missing one
   collected c = collect_gpus(a.inputs, a.output);
   for (const auto& s : c.skipped) fmt::print(stderr, "fleet collect: skipped {}\n", s);
+  for (const auto& w : c.warnings) fmt::print(stderr, "fleet collect: warning: {}\n", w);
   if (c.gpus.empty())
     throw input_error(fmt::format("no fleet or per-GPU result file in {}", fmt::join(a.inputs, ", ")));
   fleet_file f = make_fleet(std::move(c.gpus), a.rule, a.label);
@@ -35,7 +38,7 @@ int run_collect(const collect_args& a) {
             {"version", CUDABENCH_VERSION},
             {"git_commit", CUDABENCH_GIT_COMMIT},
             {"argv", process_argv()}};
-  if (!a.output.empty()) write_fleet_file(f, a.output);
+  if (!a.output.empty()) write_fleet_file(f, a.output, c.files);
   fmt::print("{}", format_fleet_summary(f, out_format));
   if (!a.output.empty()) fmt::print(stderr, "fleet result: {}\n", a.output);
   return 0;

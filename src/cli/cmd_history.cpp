@@ -4,17 +4,20 @@
 // Bad input (a bad or foreign result file, a foreign database) throws input_error: exit 2, naming
 // the file, reported in main().
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/history.hpp"
+#include "cudabench/history_store.hpp"
+#include "cudabench/input_file.hpp"
 #include "cudabench/suite.hpp"
 
 namespace cudabench::cli {
@@ -36,7 +39,7 @@ struct history_args {
 
 history_options options_of(const history_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0))
+  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   if (a.min_segment < 1) throw input_error(fmt::format("--min-segment {} must be at least 1", a.min_segment));
   if (a.permutations < 1 || 1.0 / (a.permutations + 1.0) >= a.alpha)
@@ -53,9 +56,17 @@ history_options options_of(const history_args& a) {
 }
 
 int run_add(const history_args& a) {
+  // Every file is read and checked before the database is opened: a bad file neither creates an
+  // empty database nor stores half of a batch.
+  for (const auto& f : a.files)
+    if (identity_of(f) && identity_of(f) == identity_of(a.db))
+      throw input_error(fmt::format("--db {} is the input file {}: a result file is not a history database", a.db, f));
+  std::vector<history_input> inputs;
+  for (const auto& f : a.files) inputs.push_back(read_history_input(f));
   history_store store(a.db, true);
-  for (const auto& f : a.files) {
-    const auto r = store.add_file(f);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& f = a.files[i];
+    const auto r = store.add(inputs[i]);
     if (a.quiet) continue;
     if (r.replaced)
       fmt::print(stderr, "history: {}: replaced run {} (same run, newer file; {} metrics)\n", f, r.run_id, r.points);
@@ -73,16 +84,16 @@ int run_list(const history_args& a) {
 }
 
 int run_show(const history_args& a) {
+  if (!a.output.empty()) check_output_path(a.output, {a.db});  // -o h.sqlite would destroy the history
   const history_store store(a.db, false);
   const history_view h = build_history(store, options_of(a));
   if (a.output.empty()) {
     write_history(h, a.format, std::cout);
     return 0;
   }
-  std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
-  if (!out) throw input_error(fmt::format("{}: cannot write", a.output));
-  write_history(h, a.format, out);
-  if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
+  std::ostringstream text;
+  write_history(h, a.format, text);
+  write_file_atomically(a.output, text.str(), {a.db});
   return 0;
 }
 

@@ -2,17 +2,20 @@
 // (core/report_html). With two or more files the first is the baseline and the comparison uses the
 // same options, and so gives the same verdicts, as `compare`. Exit 0, or 2 on bad input (thrown as
 // input_error, reported in main()).
+#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/report_html.hpp"
+#include "cudabench/result.hpp"
 #include "cudabench/suite.hpp"
 
 namespace cudabench::cli {
@@ -31,8 +34,10 @@ struct report_args {
 
 int run_report(const report_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
-  if (!(a.threshold >= 0))
+  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  // Before anything is read: never onto an input (report q.json -o q.json), never a directory.
+  check_output_path(a.output, a.files);
   html_report_input in;
   for (const auto& f : a.files) in.files.push_back(read_result_file(f));
   in.sources = a.files;
@@ -43,22 +48,11 @@ int run_report(const report_args& a) {
   if (!a.filter.empty())
     in.options.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
 
-  // Written to a temporary file and renamed, so a browser never shows half a report.
-  const std::string tmp = a.output + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error(fmt::format("{}: cannot write the report", a.output));
-    try {
-      write_html_report(in, out);
-    } catch (...) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw;
-    }
-    if (!out.flush()) throw input_error(fmt::format("{}: write failed", a.output));
-  }
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0)
-    throw input_error(fmt::format("{}: cannot rename {} to it", a.output, tmp));
+  // Rendered whole, then written atomically: a browser never shows half a report, and a failure
+  // leaves neither a partial page nor a temporary file.
+  std::ostringstream page;
+  write_html_report(in, page);
+  write_file_atomically(a.output, page.str(), a.files);
   if (!a.quiet) fmt::print(stderr, "report: wrote {}\n", a.output);
   return 0;
 }

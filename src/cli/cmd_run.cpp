@@ -19,6 +19,7 @@
 #include "cli/run_devices.hpp"
 #include "cli/run_progress.hpp"
 #include "cli/suite_loading.hpp"
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "cudabench/run_summary.hpp"
@@ -120,6 +121,9 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
     dir = (std::filesystem::temp_directory_path() / fmt::format("cudabench-rounds-{}-{}", ::getpid(), utc_stamp()))
               .string();
   }
+  // A first round that cannot start leaves nothing to keep: a folder made for it is removed again,
+  // so a failed nightly leaves no empty X.json.rounds/ behind.
+  const bool made_dir = !std::filesystem::exists(dir);
   make_directories(dir);
   child_run_options co = child_options(a, s.source);
   // CUDABENCH_ROUND_COMMAND replaces this executable for the rounds (the CPU tests run rounds
@@ -138,6 +142,8 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
     interrupted = cr.interrupted;
     if (!side.any_result()) {
       // The first round could not even start (no GPU, bad driver): more rounds would fail alike.
+      std::error_code ec;
+      if (made_dir) std::filesystem::remove_all(dir, ec);
       throw runtime_failure(
           fmt::format("round 1 of {} ended with exit code {} and no result file; see the "
                       "messages above",
@@ -167,19 +173,26 @@ int execute(const run_args& a) {
   s.workloads = filter_workloads(s, a.filter);
 
   runner_options o = runner_options_of(a, s);
-  if (a.dry_run) {
-    checks.output = a.no_output ? "" : a.output.empty() ? default_run_output(s.name) : a.output;
-    if (!checks.output.empty()) checks.output_problem = output_problem(checks.output);
-    return print_plan(s, o, a, out_format, checks);
-  }
-  if (!a.devices.empty()) return execute_devices(a, s, out_format);
-  if (a.rounds > 1) return execute_rounds(a, s, out_format);
-
+  // The files this run reads: its result file may be neither (-o configs/quick.json would replace
+  // the suite with a result). --tuning-from is read now, so a missing or bad file is exit 2 before
+  // anything runs, in a dry run too.
+  std::vector<std::string> inputs{s.source};
   if (!a.tuning_from.empty()) {
     o.tuning_from = tuning_of(a.tuning_from);
     o.tuning_from_source = a.tuning_from;
+    inputs.push_back(a.tuning_from);
   }
-  if (!a.no_output) o.output_path = a.output.empty() ? default_run_output(s.name) : a.output;
+  const std::string output = a.no_output ? "" : a.output.empty() ? default_run_output(s.name) : a.output;
+  if (a.dry_run) {
+    checks.output = a.devices.empty() ? output : "";  // --devices: -o is a directory, made by the run
+    if (!checks.output.empty()) checks.output_problem = output_problem(checks.output, inputs);
+    return print_plan(s, o, a, out_format, checks);
+  }
+  if (a.devices.empty() && !output.empty()) check_output_path(output, inputs);
+  if (!a.devices.empty()) return execute_devices(a, s, out_format);
+  if (a.rounds > 1) return execute_rounds(a, s, out_format);
+
+  o.output_path = output;
   std::signal(SIGINT, on_sigint);
   progress_printer progress(o.output_path);
   const result_file r = run_suite(s, find_factory, o, g_stop, a.quiet ? nullptr : &progress);

@@ -1,14 +1,12 @@
 // See compare_inputs.hpp.
 #include "cli/compare_inputs.hpp"
 
-#include <sys/stat.h>
-
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/file_kind.hpp"
 #include "cudabench/fleet_compare.hpp"
 #include "cudabench/report.hpp"
 
@@ -25,33 +23,11 @@ std::string report_text(const comparison& c, const std::string& format, bool col
 
 }  // namespace
 
-// A fleet file (written by `fleet collect` or `run --devices`) starts with its "format" key; a
-// look at the first 4 KB decides, so result files keep the checked, streaming reader
-// (read_result_file) and only fleets are parsed whole.
-static bool looks_like_fleet(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // read_result_file says why
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  return head.find("\"format\"") != std::string::npos && head.find(fleet_format) != std::string::npos;
-}
-
+// The kind is sniffed from the file's first 4 KB (file_kind.hpp), so result files keep the
+// checked, streaming reader and only fleets are parsed whole; both readers are the checked ones.
 compare_input read_compare_input(const std::string& path) {
-  if (!looks_like_fleet(path)) return {read_result_file(path), std::nullopt};
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::ordered_json j;
-  try {
-    j = nlohmann::ordered_json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw input_error(fmt::format("{}: malformed JSON: {}", path, e.what()));
-  }
-  if (!is_fleet_json(j)) return {result_from_json(j, path), std::nullopt};
-  fleet_file f = fleet_from_json(j, path);
+  if (sniff_json_file_kind(path) != json_file_kind::fleet) return {read_result_file(path), std::nullopt};
+  fleet_file f = read_fleet_file(path);
   result_file r = fleet_as_result(f);
   return {std::move(r), std::move(f)};
 }

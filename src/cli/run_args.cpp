@@ -92,21 +92,6 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
   return c;
 }
 
-std::optional<std::string> output_problem(const std::string& path) {
-  // The file is written as PATH.tmp and renamed into place: the directory must take new files.
-  const std::filesystem::path p(path);
-  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return fmt::format("its directory {} does not exist", dir);
-  if (!S_ISDIR(st.st_mode)) return fmt::format("{} is not a directory", dir);
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) return fmt::format("its directory {} is not writable", dir);
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return "it is a directory";
-    if (!S_ISREG(st.st_mode)) return "it exists and is not a regular file";
-  }
-  return std::nullopt;
-}
-
 std::string default_run_output(const std::string& suite_name) {
   // The suite's name comes from its file: no slash, control character or leading dot in the result.
   return fmt::format("cudabench-{}-{}.json", file_name_component(suite_name), utc_stamp());

@@ -50,8 +50,4 @@ child_run_options child_options(const run_args& a, const std::string& suite_path
 // cudabench-SUITE-TIMESTAMP.json
 std::string default_run_output(const std::string& suite_name);
 
-// Why the result file `path` could not be written (its directory is missing or not writable, it
-// is a directory, it exists read-only), or nullopt. Checked without creating anything.
-std::optional<std::string> output_problem(const std::string& path);
-
 }  // namespace cudabench::cli

@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "checked_json.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
+#include "cudabench/input_file.hpp"
 
 namespace cudabench {
 namespace {
@@ -247,21 +249,11 @@ fleet_file fleet_from_json(const nlohmann::ordered_json& j, const std::string& s
 }
 
 fleet_file read_fleet_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot open fleet file: {}", path, std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  oj j;
-  try {
-    j = oj::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw input_error(fmt::format("{}: malformed JSON: {}", path, e.what()));
-  }
-  return fleet_from_json(j, path);
+  return fleet_from_json(detail::read_checked_json(path, "fleet file", max_result_file_bytes), path);
 }
 
-void write_fleet_file(const fleet_file& f, const std::string& path) {
-  write_file_atomically(path, to_json(f).dump(2) + "\n");
+void write_fleet_file(const fleet_file& f, const std::string& path, const std::vector<std::string>& inputs) {
+  write_file_atomically(path, to_json(f).dump(2) + "\n", inputs);
 }
 
 }  // namespace cudabench

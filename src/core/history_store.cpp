@@ -216,30 +216,17 @@ history_store::~history_store() { sqlite3_close(db_); }
 
 int history_store::schema_version() const { return static_cast<int>(pragma_int(db_, "user_version", path_)); }
 
-history_add_result history_store::add_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(fmt::format("{}: cannot open result file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return add_bytes(text.str(), path);
-}
+history_add_result history_store::add_file(const std::string& path) { return add(read_history_input(path)); }
 
 history_add_result history_store::add_bytes(std::string_view bytes, const std::string& source) {
-  oj j;
-  try {
-    j = oj::parse(bytes.begin(), bytes.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw input_error(fmt::format("{}: not a cudabench result file: malformed JSON: {}", source, e.what()));
-  }
-  if (!j.is_object() || !j.contains("schema_version") || !j.contains("workloads"))
-    throw input_error(fmt::format("{}: not a cudabench result file (no schema_version and workloads)", source));
-  const result_file r = result_from_json(j, source);  // strict: names the file and JSON path
-  if (r.started_at.empty())
-    throw input_error(fmt::format("{}: started_at is empty: cannot place the run in time", source));
-  if (r.workloads.empty()) throw input_error(fmt::format("{}: no workloads: nothing to store", source));
+  return add(history_input_from_bytes(bytes, source));
+}
 
+history_add_result history_store::add(const history_input& in) {
+  const result_file& r = in.result;
+  const std::string& sha = in.sha256;
+  const std::string& source = in.source;
   history_add_result out;
-  const std::string sha = sha256_hex(bytes);
   const std::string host = get(r.environment, {"hostname"});
   const std::string suite_sha = get(r.suite, {"sha256"});
   transaction t(db_, path_);

@@ -135,8 +135,8 @@ nlohmann::ordered_json to_json(const result_file& r) {
   return j;
 }
 
-void write_result_file(const result_file& r, const std::string& path) {
-  write_file_atomically(path, to_json(r).dump(2) + "\n");
+void write_result_file(const result_file& r, const std::string& path, const std::vector<std::string>& inputs) {
+  write_file_atomically(path, to_json(r).dump(2) + "\n", inputs);
 }
 
 // ---- reading (result_reader.hpp; files: result_stream.cpp) -------------------------------------

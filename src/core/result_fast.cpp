@@ -16,6 +16,7 @@
 
 #include "chunked_input.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 #include "dom_builder.hpp"
 #include "json_errors.hpp"
@@ -238,6 +239,8 @@ bool fast_sax::key(J::string_t& k) {
     case ctx::root:
       if (k == "workloads") {
         f = f_workloads;
+      } else if (k == "format" || k == "compare_schema_version") {
+        return false;  // a fleet or a comparison: the strict reader says which (file_kind.hpp)
       } else {
         head_key_ = k;
         pending_ = f_head_key;
@@ -483,6 +486,8 @@ bool fast_sax::finish_metric() {
   constexpr std::uint64_t need = bit(f_unit) | bit(f_better) | bit(f_samples);
   if ((metric_seen_ & need) != need) return false;
   if ((metric_seen_ & bit(f_rounds)) && m_.rounds.size() != m_.samples.size()) return false;
+  for (const double x : m_.samples)
+    if (impossible_sample(x, m_.unit)) return false;  // the strict reader says which and why
   summary computed;
   if (!m_.samples.empty()) computed = summarize(m_.samples);
   const double fallback[5] = {computed.median, computed.mean, computed.stddev, computed.min, computed.max};

@@ -14,7 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/file_kind.hpp"
+#include "cudabench/fleet.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench::detail {
@@ -88,6 +91,26 @@ class result_reader {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < v.size(); ++i) out.push_back(string_at(v[i], index(path, i)));
     return out;
+  }
+
+  // A fleet or a comparison is refused as what it is, before its fields are judged as a result's.
+  void check_not_other_kind(const J& root) const {
+    const auto format = root.find("format");
+    if (format != root.end() && format->is_string() && format->template get<std::string>() == fleet_format)
+      fail("", not_a_result_file_text(json_file_kind::fleet));
+    if (!root.contains("schema_version") && root.contains("compare_schema_version"))
+      fail("", not_a_result_file_text(json_file_kind::comparison));
+  }
+
+  // Samples impossible for their unit (sample_rules.hpp: a time <= 0, a negative rate or size,
+  // anything beyond 1e30) are refused by every reader, not only by compare: `history add` stored
+  // them and `report` drew them.
+  void check_samples(const workload_result& w, const std::string& path) const {
+    for (const auto& [name, m] : w.metrics)
+      for (std::size_t i = 0; i < m.samples.size(); ++i)
+        if (const auto why = impossible_sample(m.samples[i], m.unit))
+          fail(index(join(join(join(path, "metrics"), name), "samples"), i),
+               fmt::format("{} (workload {}, metric {}, sample {})", *why, w.id, name, i));
   }
 
   void check_version(const J& root) const {
@@ -194,6 +217,7 @@ class result_reader {
       if (const J* v = field(*mem, mp, "oom_requested_bytes", false))
         out.oom_requested_bytes = uint_at(*v, join(mp, "oom_requested_bytes"));
     }
+    check_samples(out, path);
     return out;
   }
 
@@ -202,6 +226,7 @@ class result_reader {
   // hands the workloads over one by one).
   void read_head(const J& root, result_file& r) const {
     if (!root.is_object()) fail("", fmt::format("expected a result object at the top level, got {}", root.type_name()));
+    check_not_other_kind(root);
     check_version(root);
     r.schema_version = root.at("schema_version").template get<std::string>();
     auto obj = [&](const char* key, nlohmann::ordered_json& dst) {

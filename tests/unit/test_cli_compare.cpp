@@ -58,7 +58,7 @@ TEST(CliCompare, BadInputIsExitTwoWithTheFileNamed) {
   };
   for (const auto& b : std::initializer_list<bad>{
            {"cu121.json", "compare needs at least two result files, the baseline first (got 1)"},
-           {"cu121.json missing.json", "missing.json: no such file (expected a result file)"},
+           {"cu121.json missing.json", "missing.json: no such file (expected a result or fleet file)"},
            {"cu121.json malformed.json", "malformed.json: malformed JSON:"},
            {"cu121.json schema_v2.json", "schema_v2.json: schema_version: result schema version 2.0 is not supported"},
            {"cu121.json bad_sample_type.json",
@@ -71,6 +71,8 @@ TEST(CliCompare, BadInputIsExitTwoWithTheFileNamed) {
            {"cu121.json cu124.json --format xml", "--format: xml not in {table,markdown,csv,json}"},
            {"cu121.json cu124.json --alpha 1.5", "--alpha 1.5 must be between 0 and 1"},
            {"cu121.json cu124.json --threshold -1", "--threshold -1 must be a non-negative percentage"},
+           {"cu121.json cu124.json --threshold inf", "--threshold inf must be a non-negative percentage"},
+           {"cu121.json cu124.json --threshold 1e400", "--threshold"},
        }) {
     const auto r = compare(b.args);
     EXPECT_EQ(r.code, 2) << b.args << "\n" << r.out;

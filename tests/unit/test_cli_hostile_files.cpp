@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -74,12 +75,12 @@ TEST(CliHostileFiles, CompareRefusesNonFilesAtOnce) {
     std::string path, words;
   };
   for (const auto& b :
-       {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a result file)"},
+       {bad{f.fifo, "is a FIFO (named pipe), not a regular file (expected a result or fleet file)"},
         bad{"/dev/zero", "/dev/zero: is a character device, not a regular file"},
         bad{"/dev/null", "/dev/null: is a character device"}, bad{"/tmp", "/tmp: is a directory, not a regular file"},
-        bad{f.dir, "is a directory, not a regular file"}, bad{f.empty, "empty file (expected a result file)"},
+        bad{f.dir, "is a directory, not a regular file"}, bad{f.empty, "empty file (expected a result or fleet file)"},
         bad{f.loop_a, "too many levels of symbolic links"},
-        bad{f.big, "5.0 GiB is larger than a result file may be (4.0 GiB"}}) {
+        bad{f.big, "5.0 GiB is larger than a result or fleet file may be (4.0 GiB"}}) {
     expect_exit2(cb_bounded("compare '" + good + "' '" + b.path + "'"), b.words, b.path);
     expect_exit2(cb_bounded("compare '" + b.path + "' '" + good + "'"), b.words, b.path + " as baseline");
   }
@@ -176,14 +177,17 @@ TEST(CliHostileFiles, ImpossibleSamplesAreExitTwoNamingFileWorkloadAndMetric) {
   auto& m = j["workloads"][0]["metrics"]["time_ms"];
   const std::string id = j["workloads"][0]["id"];
   const std::string cand = temp_path("impossible.json");
-  for (const auto& [samples, words] : std::vector<std::pair<nlohmann::json, std::string>>{
-           {{-0.21, -0.2, -0.22, -0.21, -0.2}, "sample 0: -0.21 ms is not a possible time (times are > 0)"},
-           {{0, 0, 0, 0, 0}, "sample 0: 0 ms is not a possible time (times are > 0)"},
-           {{0.2, 1e308, 0.2, 0.2, 0.2}, "sample 1: 1e+308 ms is beyond any measurement"}}) {
+  // The reader refuses them (every command's), naming the JSON path, the workload and the sample.
+  for (const auto& [samples, index, why] : std::vector<std::tuple<nlohmann::json, int, std::string>>{
+           {{-0.21, -0.2, -0.22, -0.21, -0.2}, 0, "-0.21 ms is not a possible time (times are > 0)"},
+           {{0, 0, 0, 0, 0}, 0, "0 ms is not a possible time (times are > 0)"},
+           {{0.2, 1e308, 0.2, 0.2, 0.2}, 1, "1e+308 ms is beyond any measurement"}}) {
     m["samples"] = samples;
     write_text(cand, j.dump(2));
-    expect_exit2(cb("compare " + data_path("results/cu121.json") + " " + cand),
-                 cand + ": workload " + id + ": metric time_ms: " + words, words);
+    const auto r = cb("compare " + data_path("results/cu121.json") + " " + cand);
+    const std::string i = std::to_string(index);
+    expect_exit2(r, cand + ": workloads[0].metrics.time_ms.samples[" + i + "]: " + why, why);
+    EXPECT_NE(r.output.find("(workload " + id + ", metric time_ms, sample " + i + ")"), std::string::npos) << r.output;
   }
   std::remove(cand.c_str());
 }

@@ -19,6 +19,7 @@ history_store::~history_store() = default;
 int history_store::schema_version() const { unavailable(); }
 history_add_result history_store::add_file(const std::string&) { unavailable(); }
 history_add_result history_store::add_bytes(std::string_view, const std::string&) { unavailable(); }
+history_add_result history_store::add(const history_input&) { unavailable(); }
 std::vector<history_run> history_store::runs() const { unavailable(); }
 std::vector<history_point> history_store::points(const std::function<bool(const std::string&)>&) const {
   unavailable();
