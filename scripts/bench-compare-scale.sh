@@ -14,7 +14,8 @@ caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+# The usage is the comment block at the top of this file.
+usage() { awk 'NR > 1 && /^#/ && !/^#SBATCH/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "bench-compare-scale: $1 needs a value" >&2; usage >&2; exit 2; }; }
 abs() { [[ "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 

@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --screenshots) shots=$(abs "$2"); shift 2 ;;
     --max-seconds) max_seconds="$2"; shift 2 ;;
     --chromium) chromium="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ && !/^#SBATCH/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;  # the comment block above
     *) echo "check-report: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -41,9 +41,11 @@ fi
 [[ -x "$binary" ]] || { echo "check-report: no cudabench at $binary (build first, or --binary)" >&2; exit 2; }
 [[ -n "$out_dir" ]] || out_dir=$(mktemp -d /tmp/cudabench-report-check.XXXXXX)
 mkdir -p "$out_dir"
-profile=$(mktemp -d /tmp/cudabench-chromium.XXXXXX)
+profile=$(mktemp -d "${TMPDIR:-/tmp}/cudabench-chromium.XXXXXX")
 trap 'rm -rf "$profile"' EXIT
-browser=("$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run
+# --user-data-dir alone still leaves Chromium writing ~/.config/chromium (crash reports): give the
+# browser a home of its own inside the profile, removed with it.
+browser=(env HOME="$profile" XDG_CONFIG_HOME="$profile/config" XDG_CACHE_HOME="$profile/cache" "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run
          --disable-extensions --user-data-dir="$profile" --allow-file-access-from-files --hide-scrollbars)
 data=tests/data/results
 failed=0

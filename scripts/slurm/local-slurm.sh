@@ -14,6 +14,8 @@
 set -euo pipefail
 
 die() { echo "local-slurm: $*" >&2; exit 1; }
+# The usage is the comment block at the top of this file.
+usage() { awk 'NR > 1 && /^#/ && !/^#SBATCH/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 packages=(slurmctld slurmd slurm-client munge)
 
 install_deps() {
@@ -162,5 +164,7 @@ case "${1:-}" in
   install) install_deps ;;
   start) [[ $# -ge 2 ]] || die "usage: $0 start DIR [NODES [GPUS]]"; start "$2" "${3:-2}" "${4:-2}" ;;
   stop) [[ $# -eq 2 ]] || die "usage: $0 stop DIR"; stop "$2" ;;
-  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+  -h|--help) usage; exit 0 ;;
+  "") echo "local-slurm: a command is required (install, start, stop)" >&2; usage >&2; exit 2 ;;
+  *) echo "local-slurm: unknown command '$1'" >&2; usage >&2; exit 2 ;;
 esac

@@ -50,7 +50,7 @@ void check_build_command(const std::string& build, const std::vector<std::string
     struct stat st {};
     const bool exists = program.find('/') != std::string::npos && ::stat(program.c_str(), &st) == 0;
     throw input_error(fmt::format("build \"{}\": {} {}", build, program,
-                                  !exists                ? "does not exist (nothing was run)"
+                                  !exists               ? "does not exist (nothing was run)"
                                   : S_ISDIR(st.st_mode) ? "is a directory, not a cudabench executable (nothing was run)"
                                                         : "is not executable (nothing was run)"));
   }

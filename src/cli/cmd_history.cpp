@@ -84,9 +84,10 @@ int run_list(const history_args& a) {
 }
 
 int run_show(const history_args& a) {
+  const history_options opt = options_of(a);                   // bad options before any file is touched
   if (!a.output.empty()) check_output_path(a.output, {a.db});  // -o h.sqlite would destroy the history
   const history_store store(a.db, false);
-  const history_view h = build_history(store, options_of(a));
+  const history_view h = build_history(store, opt);
   if (a.output.empty()) {
     write_history(h, a.format, std::cout);
     return 0;
@@ -98,8 +99,9 @@ int run_show(const history_args& a) {
 }
 
 int run_check(const history_args& a) {
+  const history_options opt = options_of(a);
   const history_store store(a.db, false);
-  const history_view h = build_history(store, options_of(a));
+  const history_view h = build_history(store, opt);
   const auto fresh = steps_new_at_newest_run(h);
   bool worse = false;
   for (const auto& n : fresh) {

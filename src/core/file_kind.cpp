@@ -18,7 +18,8 @@ json_file_kind sniff_json_file_kind(const std::string& path) {
     got += n;
   }
   head.resize(got);
-  if (head.find("\"format\"") != std::string::npos && head.find(fmt::format("\"{}\"", fleet_format)) != std::string::npos)
+  if (head.find("\"format\"") != std::string::npos &&
+      head.find(fmt::format("\"{}\"", fleet_format)) != std::string::npos)
     return json_file_kind::fleet;
   if (head.find("\"compare_schema_version\"") != std::string::npos) return json_file_kind::comparison;
   return json_file_kind::result;

@@ -62,6 +62,35 @@ TEST(Scripts, HelpPrintsExactlyTheUsage) {
     }
 }
 
+// These print their whole leading comment block (the sbatch file's up to its #SBATCH lines): no
+// code after it (`set -euo pipefail`), no raw '#', exit 0 -- and the sbatch file runs nothing.
+TEST(Scripts, HelpOfTheScriptsWithLongerHeadersIsTheirCommentBlock) {
+  for (const char* s :
+       {"bench-compare-scale.sh", "check-report.sh", "slurm/local-slurm.sh", "slurm/cudabench-fleet.sbatch"}) {
+    const std::string text = cudabench::test::read_text(k_scripts + s);
+    std::string usage;
+    std::size_t pos = text.find('\n') + 1;
+    while (pos < text.size() && text[pos] == '#' && text.compare(pos, 7, "#SBATCH") != 0) {
+      const std::size_t end = text.find('\n', pos);
+      const std::string line = text.substr(pos, end - pos);
+      usage += line.substr(line.rfind("# ", 0) == 0 ? 2 : 1) + "\n";
+      pos = end + 1;
+    }
+    const auto r = sh("bash " + k_scripts + s + " --help");
+    EXPECT_EQ(r.exit_code, 0) << s << "\n" << r.err;
+    EXPECT_EQ(r.out, usage) << s;
+    EXPECT_GT(usage.size(), 200u) << s;
+    EXPECT_EQ(r.out.find("set -euo"), std::string::npos) << s;
+    EXPECT_EQ(r.err, "") << s;
+  }
+  for (const char* cmd :
+       {"slurm/local-slurm.sh frob", "slurm/local-slurm.sh", "slurm/cudabench-fleet.sbatch --suite x"}) {
+    const auto r = sh("bash " + k_scripts + cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+}
+
 TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
   struct bad {
     std::string cmd, words, usage_of;
