@@ -68,11 +68,11 @@ std::set<std::string> listing(const std::string& dir) {
 }
 
 struct row {
-  std::string name;     // gtest name: COMMAND_INPUT
-  std::string args;     // the command line after `cudabench`
-  std::string file;     // the path the message must name
+  std::string name;                // gtest name: COMMAND_INPUT
+  std::string args;                // the command line after `cudabench`
+  std::string file;                // the path the message must name
   std::vector<std::string> words;  // and what it must say about it
-  std::string created;  // a path that must not exist afterwards ("" none)
+  std::string created;             // a path that must not exist afterwards ("" none)
 };
 
 std::vector<row> rows() {
@@ -90,7 +90,9 @@ std::vector<row> rows() {
       {"number1e400", f.e400, {"workloads[0].metrics.time_ms.samples[0]: number 1e400 is out of range"}, false},
       {"empty", f.empty, {"empty file"}, false},
       {"negativeSample", f.negative, {"workloads[0].metrics.time_ms.samples[0]: -1 ms is not a possible time"}, false},
-      {"sample1e31", f.huge_sample, {"workloads[0].metrics.time_ms.samples[0]: 1e+31 ms is beyond any measurement"},
+      {"sample1e31",
+       f.huge_sample,
+       {"workloads[0].metrics.time_ms.samples[0]: 1e+31 ms is beyond any measurement"},
        false},
       {"fleetAsResult", f.fleet, {"this is a fleet file"}, true},
       {"compareAsResult", f.compare_json, {"this is a comparison"}, false},
@@ -125,16 +127,16 @@ std::vector<row> rows() {
   const std::vector<std::string> is_dir{"cannot be written: it is a directory"};
   out.push_back({"compare_outputIsInput", "compare '" + f.good + "' '" + f.good2 + "' -o '" + f.good2 + "'", f.good2,
                  is_input, ""});
-  out.push_back({"compare_outputIsInputBySymlink", "compare '" + f.good + "' '" + f.good2 + "' -o '" + link + "'",
-                 link, is_input, ""});
+  out.push_back({"compare_outputIsInputBySymlink", "compare '" + f.good + "' '" + f.good2 + "' -o '" + link + "'", link,
+                 is_input, ""});
   out.push_back({"report_outputIsInput", "report '" + f.good + "' -o '" + f.good + "'", f.good, is_input, ""});
   out.push_back({"report_outputIsInputBySymlink", "report '" + f.good2 + "' -o '" + link + "'", link, is_input, ""});
-  out.push_back({"historyShow_outputIsDatabase", "history show --db '" + f.db + "' -o '" + f.db + "'", f.db, is_input,
-                 ""});
+  out.push_back(
+      {"historyShow_outputIsDatabase", "history show --db '" + f.db + "' -o '" + f.db + "'", f.db, is_input, ""});
   out.push_back({"fleetCollect_outputIsInputInDirectory", "fleet collect '" + f.in_dir + "' -o '" + gpu0 + "'", gpu0,
                  is_input, ""});
-  out.push_back({"fleetCollect_outputIsInput", "fleet collect '" + f.good + "' -o '" + f.good + "'", f.good, is_input,
-                 ""});
+  out.push_back(
+      {"fleetCollect_outputIsInput", "fleet collect '" + f.good + "' -o '" + f.good + "'", f.good, is_input, ""});
   out.push_back({"compare_outputIsDirectory", "compare '" + f.good + "' '" + f.good2 + "' -o '" + f.in_dir + "'",
                  f.in_dir, is_dir, ""});
   out.push_back({"report_outputIsDirectory", "report '" + f.good + "' -o '" + f.in_dir + "'", f.in_dir, is_dir, ""});
@@ -226,7 +228,8 @@ TEST_P(CliIo, RefusedWithExitTwoNamingTheFileAndNothingChanged) {
   // One error line (a dry run prints its plan first; fleet collect what it passed over).
   EXPECT_NE(out.output.find("cudabench: error: "), std::string::npos) << out.output;
   EXPECT_NE(out.output.find(r.file), std::string::npos) << "the message names " << r.file << "\n" << out.output;
-  for (const auto& w : r.words) EXPECT_NE(out.output.find(w), std::string::npos) << "the message says: " << w << "\n" << out.output;
+  for (const auto& w : r.words)
+    EXPECT_NE(out.output.find(w), std::string::npos) << "the message says: " << w << "\n" << out.output;
   EXPECT_EQ(out.output.find("json.exception"), std::string::npos) << out.output;
   EXPECT_EQ(snapshot(), before) << "an input file changed";
   EXPECT_EQ(listing(files().dir), files_before) << "a file (output, temporary file, database) was left behind";

@@ -2,7 +2,6 @@
 // ends, so a ctest run leaves nothing in /tmp. TMPDIR (and TEST_TMPDIR, which GoogleTest's
 // TempDir() reads) point into it, so temp_path(), testing::TempDir(), the cudabench processes the
 // tests start and the scripts they run (mktemp) all write there.
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 int main(int argc, char** argv) {
   const char* base = std::getenv("TMPDIR");
