@@ -62,7 +62,11 @@ done
 baseline=$(abs "$baseline"); baseline_bin=$(abs "$baseline_bin"); results_dir=$(abs "$results_dir"); history=$(abs "$history")
 binary=$(abs "${binary:-build/cudabench}")
 [[ "$suite" != /* && -f "$caller_dir/$suite" ]] && suite="$caller_dir/$suite"
-[[ -z "$baseline" || -f "$baseline" ]] || { echo "nightly: baseline $baseline does not exist" >&2; exit 2; }
+[[ -z "$baseline" || -e "$baseline" ]] || { echo "nightly: baseline $baseline does not exist" >&2; exit 2; }
+# Checked before the night's run, not after it: a FIFO or /dev/zero would otherwise be found out
+# only by the compare at the end (cudabench's reader then names what is wrong with a regular file).
+[[ -z "$baseline" || -f "$baseline" ]] ||
+  { echo "nightly: baseline $baseline is not a regular file (a directory, FIFO or device)" >&2; exit 2; }
 [[ -z "$baseline_bin" || -x "$baseline_bin" ]] || { echo "nightly: no baseline binary at $baseline_bin" >&2; exit 2; }
 [[ -x "$binary" ]] || { echo "nightly: no cudabench binary at $binary (build first, or --binary PATH)" >&2; exit 2; }
 

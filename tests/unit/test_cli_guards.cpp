@@ -37,8 +37,9 @@ bool contains(const std::string& s, const std::string& what) { return s.find(wha
 
 TEST(CliGuards, AbChecksEveryBuildBeforeRoundOne) {
   const std::string dir = fresh_dir("guard_ab"), out = dir + "/ab";
-  for (const std::string& bad : {std::string("/nonexistent/cudabench"), std::string("env LD_LIBRARY_PATH=/x /nonexistent/cudabench"),
-                                 std::string("no-such-program-on-path-23")}) {
+  for (const std::string& bad :
+       {std::string("/nonexistent/cudabench"), std::string("env LD_LIBRARY_PATH=/x /nonexistent/cudabench"),
+        std::string("no-such-program-on-path-23")}) {
     const auto r = run_cudabench("ab " + fake + " '" + bad + "' --suite quick --rounds 3 -o " + out);
     EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, "does not exist (nothing was run)")) << r.output;

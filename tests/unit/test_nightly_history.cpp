@@ -70,3 +70,41 @@ TEST(NightlyScript, HistoryAddsEachRunWritesPagesAndFailsOnANewStep) {
   const auto runs = run_cudabench("history list --db " + db + " --format csv");
   EXPECT_EQ(std::count(runs.output.begin(), runs.output.end(), '\n'), 25) << runs.output;  // header + 24
 }
+
+// A baseline that is no file is refused before the night's run; a run that cannot start leaves no
+// empty .rounds folder; a baseline the reader refuses fails the night with exit 2 and keeps
+// tonight's result.
+TEST(NightlyScript, BadBaselinesAndRunsThatCannotStartLeaveNothingBehind) {
+  const std::string dir = fresh_history_dir("nightly_bad"), fake = CUDABENCH_FAKE_BINARY;
+  const std::string scripts = std::string(CUDABENCH_CONFIG_DIR) + "/../scripts";
+  const std::string env = "CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + std::string(CUDABENCH_BINARY) + " ";
+  auto night = [&](const std::string& baseline, const std::string& more_env = "") {
+    return run_command(more_env + env + scripts + "/nightly.sh --suite quick --baseline " + baseline +
+                       " --results-dir " + dir + "/out --rounds 2");
+  };
+  auto r = night("/dev/zero");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("nightly: baseline /dev/zero is not a regular file"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+
+  const std::string good = cudabench::test::data_path("results/cu121.json");
+  r = night(good, "FAKE_FAIL=1 ");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/out"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/out")) << "an empty .rounds folder or a partial file was left";
+
+  const std::string negative = dir + "/negative.json";
+  std::string text = cudabench::test::read_text(good);
+  const auto start = text.find("\"samples\": [") + 12;
+  text.replace(start, text.find_first_of(",]", start) - start, "-1");
+  cudabench::test::write_text(negative, text);
+  r = night(negative);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(negative + ": workloads[0].metrics.time_ms.samples[0]: -1 ms is not a possible time"),
+            std::string::npos)
+      << r.output;
+  bool kept = false;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/out"))
+    kept = kept || (e.path().extension() == ".json" && cudabench::read_result_file(e.path()).rounds == 2);
+  EXPECT_TRUE(kept) << "tonight's result was not kept";
+}
