@@ -177,7 +177,7 @@ fi
 echo "== cudabench host sources of $src_root compiled with $(g++ --version | head -1) against $dest" >&2
 gen="$work/generated/cudabench"
 mkdir -p "$gen"
-sed -e "s/@PROJECT_VERSION@/0.0.0/" -e "s/@CUDABENCH_GIT_COMMIT@/check/" -e "s/@CUDAToolkit_VERSION@/$full/" \
+sed -e "s/@PROJECT_VERSION@/0.0.0/" -e "s/@CUDAToolkit_VERSION@/$full/" \
     -e "s/@CUDABENCH_ARCH_STRING@/90/" -e "s/@CMAKE_CXX_COMPILER_ID@/GNU/" -e "s/@CMAKE_CXX_COMPILER_VERSION@/check/" \
     -e "s/@CMAKE_BUILD_TYPE@/Release/" "$src_root/cmake/build_config.hpp.in" > "$gen/build_config.hpp"
 ok=0; failed=0; cu=0

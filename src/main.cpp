@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/did_you_mean.hpp"
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/text_safety.hpp"
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"cudabench: GPU workload benchmarks you can trust, and comparisons between builds", "cudabench"};
   app.formatter(std::make_shared<cli::top_level_formatter>());
-  app.set_version_flag("--version", std::string("cudabench ") + CUDABENCH_VERSION + " (" + CUDABENCH_GIT_COMMIT + ")");
+  app.set_version_flag("--version", std::string("cudabench ") + CUDABENCH_VERSION + " (" + cudabench::build_commit() + ")");
   app.require_subcommand(0, 1);
   app.footer(
       "Examples:\n"

@@ -14,6 +14,7 @@
 #include "cli/gpu_batch.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/subprocess.hpp"
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
@@ -104,7 +105,7 @@ int run_ab_devices(const ab_args& a, const suite& s, const std::vector<std::stri
       throw runtime_failure(fmt::format("no result from build {} ({}) on any GPU: {}; logs in {}/", side_name(side),
                                         a.sides[side], e.what(), dir));
     }
-    f.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT}};
+    f.tool = {{"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", build_commit()}};
     f.interleave = {{"session", session}, {"side", side_name(side)}};
     sources.push_back(fmt::format("{}/{}-fleet-{}.json", dir, host, side_name(side)));
     write_fleet_file(f, sources.back());

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/fleet_collect.hpp"
 #include "cudabench/atomic_write.hpp"
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
@@ -36,7 +37,7 @@ int run_collect(const collect_args& a) {
   fleet_file f = make_fleet(std::move(c.gpus), a.rule, a.label);
   f.tool = {{"name", "cudabench"},
             {"version", CUDABENCH_VERSION},
-            {"git_commit", CUDABENCH_GIT_COMMIT},
+            {"git_commit", build_commit()},
             {"argv", process_argv()}};
   if (!a.output.empty()) write_fleet_file(f, a.output, c.files);
   fmt::print("{}", format_fleet_summary(f, out_format));

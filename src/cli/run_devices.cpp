@@ -12,6 +12,7 @@
 #include "cli/devices.hpp"
 #include "cli/gpu_batch.hpp"
 #include "cli/round_driver.hpp"
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
@@ -76,7 +77,7 @@ int execute_devices(const run_args& a, const suite& s, summary_format out_format
   fleet_file f = make_fleet(std::move(gpus), outlier_rule{}, a.label);
   f.tool = {{"name", "cudabench"},
             {"version", CUDABENCH_VERSION},
-            {"git_commit", CUDABENCH_GIT_COMMIT},
+            {"git_commit", build_commit()},
             {"argv", process_argv()}};
   const std::string fleet_path = fmt::format("{}/{}-fleet.json", dir, host);
   write_fleet_file(f, fleet_path);

@@ -1,6 +1,7 @@
 // Text formats of a history (history.hpp): table (terminal), markdown, csv (one line per series and
 // run, tidy for a spreadsheet), json; and the run list of `history list`. The steps come first, in
 // words, because they are the news; the per-run values follow, one block per series.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -17,7 +18,12 @@ namespace {
 
 std::string quoted(const std::string& s) { return report_detail::csv_field(s); }
 
-std::string short_commit(const std::string& c) { return c.substr(0, 12); }
+// 12 hex digits, keeping a "-dirty" mark (build_commit.hpp) so an edited tree's runs stay told apart.
+std::string short_commit(const std::string& c) {
+  const std::string dirty = "-dirty";
+  const bool is_dirty = c.size() > dirty.size() && c.compare(c.size() - dirty.size(), dirty.size(), dirty) == 0;
+  return c.substr(0, std::min<std::size_t>(12, c.size() - (is_dirty ? dirty.size() : 0))) + (is_dirty ? dirty : "");
+}
 
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

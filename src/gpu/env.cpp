@@ -14,6 +14,7 @@
 #include <cudnn.h>
 #endif
 
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/nvml.hpp"
@@ -55,7 +56,7 @@ nlohmann::ordered_json build_info() {
   b["cuda_architectures"] = CUDABENCH_CUDA_ARCHITECTURES;
   b["compiler"] = CUDABENCH_COMPILER;
   b["build_type"] = CUDABENCH_BUILD_TYPE;
-  b["git_commit"] = CUDABENCH_GIT_COMMIT;
+  b["git_commit"] = build_commit();
   b["cublas_headers"] = fmt::format("{}.{}.{}", CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH);
 #ifdef CUDABENCH_HAVE_CUDNN
   b["cudnn_headers"] = fmt::format("{}.{}.{}", CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);

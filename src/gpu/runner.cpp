@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "cudabench/build_commit.hpp"
 #include "cudabench/build_config.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/env.hpp"
@@ -26,7 +27,7 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
 
   result_file out;
   out.tool = {
-      {"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", CUDABENCH_GIT_COMMIT}, {"argv", opts.argv}};
+      {"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", build_commit()}, {"argv", opts.argv}};
   out.build = build_info();
   out.environment = probe_environment(opts.device, opts.label);
   if (others) out.environment["other_processes"] = *others;
