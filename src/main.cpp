@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"cudabench: GPU workload benchmarks you can trust, and comparisons between builds", "cudabench"};
   app.formatter(std::make_shared<cli::top_level_formatter>());
-  app.set_version_flag("--version", std::string("cudabench ") + CUDABENCH_VERSION + " (" + cudabench::build_commit() + ")");
+  app.set_version_flag("--version",
+                       std::string("cudabench ") + CUDABENCH_VERSION + " (" + cudabench::build_commit() + ")");
   app.require_subcommand(0, 1);
   app.footer(
       "Examples:\n"

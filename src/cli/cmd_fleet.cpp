@@ -35,10 +35,8 @@ int run_collect(const collect_args& a) {
   if (c.gpus.empty())
     throw input_error(fmt::format("no fleet or per-GPU result file in {}", fmt::join(a.inputs, ", ")));
   fleet_file f = make_fleet(std::move(c.gpus), a.rule, a.label);
-  f.tool = {{"name", "cudabench"},
-            {"version", CUDABENCH_VERSION},
-            {"git_commit", build_commit()},
-            {"argv", process_argv()}};
+  f.tool = {
+      {"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", build_commit()}, {"argv", process_argv()}};
   if (!a.output.empty()) write_fleet_file(f, a.output, c.files);
   fmt::print("{}", format_fleet_summary(f, out_format));
   if (!a.output.empty()) fmt::print(stderr, "fleet result: {}\n", a.output);

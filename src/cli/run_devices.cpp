@@ -75,10 +75,8 @@ int execute_devices(const run_args& a, const suite& s, summary_format out_format
     throw runtime_failure(fmt::format("no GPU produced a result ({}); logs in {}/", fmt::join(missing, "; "), dir));
 
   fleet_file f = make_fleet(std::move(gpus), outlier_rule{}, a.label);
-  f.tool = {{"name", "cudabench"},
-            {"version", CUDABENCH_VERSION},
-            {"git_commit", build_commit()},
-            {"argv", process_argv()}};
+  f.tool = {
+      {"name", "cudabench"}, {"version", CUDABENCH_VERSION}, {"git_commit", build_commit()}, {"argv", process_argv()}};
   const std::string fleet_path = fmt::format("{}/{}-fleet.json", dir, host);
   write_fleet_file(f, fleet_path);
   fmt::print("{}", format_fleet_summary(f, out_format));

@@ -39,8 +39,9 @@ class BuildCommit : public ::testing::Test {
   // Runs the script on root_/tree with `env` prepended; returns the commit string it wrote.
   std::string record(const std::string& env = "", const std::string& fallback = "") {
     // GIT_CEILING_DIRECTORIES: a temp dir inside someone's checkout must not find that repo.
-    const std::string cmd = "cd '" + root_ + "' && GIT_CEILING_DIRECTORIES='" + root_ + "' " + env + " cmake -DSOURCE_DIR='" +
-                            root_ + "/tree' -DOUT='" + out_ + "' -DFALLBACK='" + fallback + "' -P '" + k_script + "'";
+    const std::string cmd = "cd '" + root_ + "' && GIT_CEILING_DIRECTORIES='" + root_ + "' " + env +
+                            " cmake -DSOURCE_DIR='" + root_ + "/tree' -DOUT='" + out_ + "' -DFALLBACK='" + fallback +
+                            "' -P '" + k_script + "'";
     EXPECT_EQ(shell(cmd), 0) << cmd;
     const std::string text = cudabench::test::read_text(out_);
     std::smatch m;
@@ -49,8 +50,9 @@ class BuildCommit : public ::testing::Test {
     return m.size() > 1 ? m[1].str() : "";
   }
   void git(const std::string& args) {
-    ASSERT_EQ(shell("cd '" + root_ + "/tree' && git -c user.email=t@example.com -c user.name=t " + args + " >/dev/null 2>&1"),
-              0)
+    ASSERT_EQ(
+        shell("cd '" + root_ + "/tree' && git -c user.email=t@example.com -c user.name=t " + args + " >/dev/null 2>&1"),
+        0)
         << args;
   }
 
