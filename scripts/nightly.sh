@@ -4,8 +4,9 @@
 #   Against a stored baseline file (another day, maybe another machine start):
 #     scripts/nightly.sh --suite NAME --baseline FILE --results-dir DIR [--rounds N]
 #   runs the suite in N rounds (default 5, each a fresh process) into DIR/<suite>-YYYY-MM-DD.json
-#   and compares it with FILE. The two come from different sessions, so compare adds each kind's
-#   documented session noise: only changes clearly beyond it are verdicts.
+#   and compares it with FILE. The two come from different sessions, so compare adds each row's
+#   measured session noise (the built-in prior; with --history, also the history's earlier runs):
+#   only changes clearly beyond it are verdicts, and each row's mde says what it could see.
 #
 #   Against a baseline build, interleaved on this GPU (the sharper test):
 #     scripts/nightly.sh --suite NAME --baseline-binary OLD/cudabench --results-dir DIR [--rounds N]
@@ -19,7 +20,8 @@
 #   --history DB  also stores tonight's result in the history database DB (`cudabench history add`;
 #   the ab mode stores the new build's side, B.json), writes DIR/history.html, and fails when the
 #   newest run brought a new step for the worse in some metric (`cudabench history check`, with
-#   --threshold and --filter; docs/history.md).
+#   --threshold and --filter; docs/history.md). Its earlier runs (before tonight's) also measure
+#   each row's session noise for the --baseline comparison (`compare --history DB`).
 # Exit codes: 0 no regression, 1 a regression (a metric regressed, a workload ok in the baseline
 # now fails, or a new step for the worse in the history), 2 bad input, 3 the run could not use the
 # GPU, 130 interrupted.
@@ -30,7 +32,7 @@ set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "nightly: $1 needs a value (try --help)" >&2; exit 2; }; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 
@@ -107,7 +109,11 @@ else
     echo "nightly: cudabench run failed with exit code $rc" >&2
     exit "$rc"
   fi
-  "$binary" compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table" "${verdict[@]}"
+  # The history's runs so far (tonight's is added below) measure each row's session noise.
+  noise_args=()
+  [[ -n "$history" && -f "$history" ]] && noise_args=(--history "$history")
+  "$binary" compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table" "${verdict[@]}" \
+    "${noise_args[@]}"
   rc=$?
   against=$baseline
   tonight="$result"

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   cli::add_report(app, exit_code);
   cli::add_history(app, exit_code);
   cli::add_fleet(app, exit_code);
+  cli::add_noise(app, exit_code);
 
   // Default subcommand: insert "run" unless the first argument names a subcommand or asks for
   // top-level help/version.

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudabench/noise_floor.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/row_noise.hpp"
 
 namespace cudabench {
 
@@ -22,10 +24,14 @@ inline constexpr std::size_t verdict_count = 7;
 const char* to_string(verdict v);
 
 struct compare_options {
-  double alpha = 0.05;               // family-wise significance level (Holm-adjusted p < alpha is significant)
-  double prior_df = 10;              // weight of the kind's documented round noise in the between-round test
-  double threshold_pct = 2.0;        // |change| below this is `unchanged`
-  std::vector<std::string> metrics;  // empty: each workload's headline (first) metric
+  double alpha = 0.05;   // family-wise significance level (Holm-adjusted p < alpha is significant)
+  double prior_df = 10;  // most weight of a row's prior round noise in the between-round test
+  double power = 0.8;    // for each row's minimum detectable change (mde_pct)
+  // Where each row's noise comes from (row_noise.hpp): the built-in committed prior, and a history
+  // when `compare --history DB` gives one.
+  noise_evidence noise = default_noise_evidence();
+  double threshold_pct = 2.0;                         // |change| below this is `unchanged`
+  std::vector<std::string> metrics;                   // empty: each workload's headline (first) metric
   std::function<bool(const std::string& id)> filter;  // empty: every workload
 };
 
@@ -52,7 +58,11 @@ struct compare_change {
   std::optional<double> p_value;     // between-round test, before adjustment; none without samples on both sides
   std::optional<double> p_adjusted;  // Holm-adjusted over this candidate's tested rows
   int rounds_baseline = 0, rounds_candidate = 0;  // rounds behind each side's median
-  std::string note;                               // why: "candidate: oom: ...", "baseline median is 0", ...
+  // The smallest true change (%) this row's test finds with probability compare_options::power
+  // after Holm over the tested rows: what "unchanged" or "inconclusive" could have seen. None for
+  // rows judged by the threshold alone (deterministic) or not tested.
+  std::optional<double> mde_pct;
+  std::string note;             // why: "candidate: oom: ...", "baseline median is 0", ...
   std::string context;          // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W"
   bool tuning_differs = false;  // baseline and candidate tuners chose differently
 };
@@ -62,6 +72,7 @@ struct compare_row {
   better direction = better::lower;
   std::string name;                     // readable: "matmul fp16 4096³ (ms)"
   std::vector<compare_cell> cells;      // one per file, baseline first
+  noise_model noise;                    // the noise it is judged with, and its sources (row_noise.hpp)
   std::vector<compare_change> changes;  // one per candidate (files 1..N-1)
   bool base_has_workload = false;       // the baseline has this workload (perhaps not this metric)
   std::vector<bool> cand_has_workload;  // likewise per candidate
@@ -84,7 +95,9 @@ struct comparison {
   // Per candidate: the factor (>= 1) by which the rounds were noisier than the kinds' documented
   // round noise, pooled over all rows; the prior of every row is scaled by it.
   std::vector<double> noise_scale;
-  double alpha = 0.05, threshold_pct = 2.0;
+  double alpha = 0.05, threshold_pct = 2.0, power = 0.8;
+  // "noise: 30 rows measured (committed 30, history 0), 12 fallback", for every report.
+  std::string noise_summary;
   std::string method;  // one line naming the test and the correction, for every report
   // Set when a file has a single round: its between-run noise was not measured, so rows are judged
   // against the kinds' documented noise floors alone.

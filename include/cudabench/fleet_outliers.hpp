@@ -6,7 +6,7 @@
 // For the values v_1..v_n of one workload's headline metric (one per GPU, n >= min_gpus):
 //   m   = median(v),  MAD = median(|v_i - m|),  z_i = (v_i - m) / (1.4826 * MAD)
 //   GPU i is an outlier when |z_i| > k  AND  |v_i - m| / |m| >= floor
-//   floor = max(min_deviation_pct, session_multiple * the kind's session noise)   (noise_floor.hpp)
+//   floor = max(min_deviation_pct, session_multiple * the kind's session noise)   (gpu_spread_floor.hpp)
 // z is Iglewicz and Hoaglin's modified z-score (0.6745 (v - m) / MAD; "How to Detect and Handle
 // Outliers", ASQC 1993), cut at their 3.5. The MAD ignores up to half the fleet being off, so one
 // slow GPU cannot hide itself by inflating the spread (a standard deviation would). The floor is

@@ -16,9 +16,11 @@
 // Files from different sessions (not one interleaved `cudabench ab`) also differ by the sessions'
 // levels, which their rounds cannot measure: the kind's session_sd enters as known variance,
 //     se^2 = s2 * (1/Rb + 1/Rc) + 2 * session_sd^2
-// with Welch-Satterthwaite degrees of freedom. With few rounds the observed variance alone is
-// unreliable (one quiet pair of rounds would make any difference "significant"); the prior keeps
-// such rows honest, and with one round per side the test falls back to the floors alone.
+// with Welch-Satterthwaite degrees of freedom. When session_sd is itself an estimate (measured
+// sessions, session_df > 0) the test takes the conservative df, min(round df, session_df), so a
+// session noise measured in 2 sessions widens the t quantile far more than one measured in 10. With few rounds the
+// observed variance alone is unreliable (one quiet pair of rounds would make any difference "significant"); the prior
+// keeps such rows honest, and with one round per side the test falls back to the floors alone.
 #pragma once
 #include <vector>
 
@@ -44,6 +46,7 @@ struct round_test_result {
 struct round_test_options {
   double round_sd = 0.03;  // prior between-round relative sd (> 0)
   double session_sd = 0;   // between-session relative sd; 0 for an interleaved A/B (same session)
+  double session_df = 0;   // df behind session_sd; 0: known exactly (a documented value)
   double prior_df = 4;     // weight of round_sd, in degrees of freedom (> 0)
   double alpha = 0.05;     // for the confidence interval
 };
@@ -55,6 +58,11 @@ round_test_result between_round_test(const std::vector<double>& base, const std:
 
 // The relative change in % of `effect` (log or relative scale), before the direction's sign.
 double effect_to_pct(double effect, bool log_scale);
+
+// The smallest true change (in %) a t test with standard error `se` (log or relative scale) and
+// `df` degrees of freedom detects with probability `power` when `rows` rows are Holm-corrected at
+// family-wise `alpha` (a lone changed row needs p < alpha / rows): (t_{1-alpha/2rows} + t_power) * se.
+double detectable_pct(double se, double df, double alpha, int rows, double power, bool log_scale);
 
 // The smallest true change (in %) that the test detects with probability `power` when `rows`
 // rows are Holm-corrected together (a lone changed row needs p < alpha / rows), with `rounds`

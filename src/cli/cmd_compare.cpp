@@ -10,6 +10,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -19,6 +20,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/compare_inputs.hpp"
+#include "cli/history_noise.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
@@ -41,6 +43,8 @@ struct compare_args {
   bool fail_on_regression = false;
   std::string output;
   bool per_gpu = false;
+  std::string history;  // a run-history database whose runs measure each row's session noise
+  double power = 0.8;
 };
 
 // The files are independent: read them concurrently (a 10^6-workload file takes seconds). Errors
@@ -69,6 +73,7 @@ int run_compare(const compare_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
 
   // -o over an input would destroy the baseline it is about to be compared with, whatever path
   // names it (./a.json, a symlink, a hard link): refused before anything is read (atomic_write.hpp).
@@ -91,6 +96,12 @@ int run_compare(const compare_args& a) {
   opt.alpha = a.alpha;
   opt.threshold_pct = a.threshold;
   opt.metrics = a.metrics;
+  opt.power = a.power;
+  std::optional<noise_prior> history;
+  if (!a.history.empty()) {
+    history = read_history_noise(a.history);
+    opt.noise.history = &*history;
+  }
   if (!a.filter.empty()) opt.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
   const comparison cmp = compare_results(files, a.files, opt);
 
@@ -133,6 +144,12 @@ void add_compare(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a metric regressed or a workload ok in the baseline fails in a candidate");
+  cmd->add_option("--power", args->power,
+                  "Power of each row's minimum detectable change (mde): the smallest change found this often")
+      ->capture_default_str();
+  cmd->add_option("--history", args->history,
+                  "Run-history database (cudabench history add): each row's session noise is measured from its "
+                  "stored runs, pooled with the built-in prior (`cudabench noise` shows the table)");
   cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
   cmd->add_flag("--per-gpu", args->per_gpu,
                 "Fleet files: after the fleet comparison (per-GPU values as replicates), one comparison per GPU "
@@ -142,6 +159,8 @@ void add_compare(CLI::App& app, int& exit_code) {
       "(|change| < threshold), inconclusive (|change| >= threshold but not significant), only_in_baseline,\n"
       "only_in_candidate, failed. p comes from a between-round test on per-round medians (record rounds with\n"
       "run --rounds or ab; docs/statistics.md).\n"
+      "mde: the minimum detectable change at --power after the correction. Each row's noise is measured\n"
+      "(built-in prior from results/, --history), else its kind's table: `cudabench noise` prints it.\n"
       "Change is in %, positive = better. Samples must be possible for their unit: times > 0, rates and sizes\n"
       ">= 0, every magnitude <= 1e30. -o may not name an input file; a file compared with itself gets a note.\n"
       "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input.");

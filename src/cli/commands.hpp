@@ -18,6 +18,7 @@ void add_ab(CLI::App& app, int& exit_code);        // cmd_ab.cpp
 void add_report(CLI::App& app, int& exit_code);    // cmd_report.cpp
 void add_history(CLI::App& app, int& exit_code);   // cmd_history.cpp
 void add_fleet(CLI::App& app, int& exit_code);     // cmd_fleet.cpp
+void add_noise(CLI::App& app, int& exit_code);     // cmd_noise.cpp
 
 // Where `--suite NAME` looks for NAME.json: $CUDABENCH_CONFIG_DIR, the source tree's configs/,
 // the installed share/cudabench/configs, ./configs.

@@ -3,9 +3,9 @@
 //   |change| <  threshold                               -> unchanged
 //   |change| >= threshold, Holm-adjusted p <  alpha     -> improved / regressed (by the sign of the change)
 //   |change| >= threshold, Holm-adjusted p >= alpha     -> inconclusive (too noisy to tell)
-// p comes from the between-round test on per-round medians (round_test.hpp), with the kind's
-// documented between-round noise as prior and, unless both files come from one interleaved
-// `cudabench ab` session, its between-session noise as known extra variance (noise_floor.hpp);
+// p comes from the between-round test on per-round medians (round_test.hpp), with the row's
+// measured between-round noise as prior (row_noise.hpp: committed prior, history, else the kind's table) and, unless
+// both files come from one interleaved `cudabench ab` session, its between-session noise as extra variance with its df;
 // Holm's adjustment runs over every tested row of one candidate, so an A/A comparison of many rows
 // raises a false alarm with probability at most alpha. A metric with no spread on either side (peak memory, weight
 // bytes: deterministic, often a single sample) has no sampling noise, so its change is judged by the threshold alone.
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -89,6 +90,8 @@ struct pending_test {
   std::size_t row = 0;
   double p = 1;
   bool improved = false;  // the direction if significant
+  double se = 0, df = 1;  // of the test, for the row's minimum detectable change
+  bool log_scale = true;
 };
 
 // Fills everything but the significance-dependent verdicts; returns the p-value to adjust when the
@@ -154,7 +157,10 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   round_test_options to;
   to.round_sd = noise.round_sd;
   to.session_sd = same_session ? 0.0 : noise.session_sd;
-  to.prior_df = opt.prior_df;
+  to.session_df = same_session ? 0.0 : noise.session_df;
+  // A measured round prior weighs what it was measured with, never more than --prior-df: rounds of
+  // other sessions say less about this session's rounds than about the row in general.
+  to.prior_df = noise.round_df > 0 ? std::min(noise.round_df, opt.prior_df) : opt.prior_df;
   to.alpha = opt.alpha;
   round_test_result t;
   try {
@@ -179,15 +185,15 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   if (!std::isfinite(change)) {
     ch.note = too_large_note;
     ch.outcome = verdict::inconclusive;
-    return pending_test{0, t.p_value, sign * t.effect > 0};
+    return pending_test{0, t.p_value, sign * t.effect > 0, t.se, t.df, t.log_scale};
   }
   ch.change_pct = change;
   if (std::abs(*ch.change_pct) < opt.threshold_pct - 1e-9) {  // inclusive, whatever the rounding of exp/log
     ch.outcome = verdict::unchanged;
-    return pending_test{0, t.p_value, false};  // adjusted with the rest, but the verdict stands
+    return pending_test{0, t.p_value, false, t.se, t.df, t.log_scale};  // adjusted with the rest; the verdict stands
   }
   ch.outcome = verdict::inconclusive;  // until the adjusted p says otherwise
-  return pending_test{0, t.p_value, *ch.change_pct > 0};
+  return pending_test{0, t.p_value, *ch.change_pct > 0, t.se, t.df, t.log_scale};
 }
 
 // "SM clock 1665 -> 1425 MHz, power 700 -> 699 W", for rows whose verdict is a change.
@@ -238,7 +244,22 @@ double session_noise_scale(const std::vector<compare_row>& rows, const std::vect
 std::string noise_note(const std::vector<double>& scales) {
   double worst = 1;
   for (double s : scales) worst = std::max(worst, s);
-  return worst > 1.0 + 1e-9 ? fmt::format(" x{:.2f} (rounds noisier than documented)", worst) : "";
+  return worst > 1.0 + 1e-9 ? fmt::format(" x{:.2f} (rounds noisier than measured)", worst) : "";
+}
+
+// Where the rows' session noise came from, so a fallback is said out loud.
+std::string noise_summary(const std::vector<compare_row>& rows) {
+  std::map<std::string, int> by_source;
+  for (const auto& r : rows) ++by_source[r.noise.session_source];
+  std::string out = "session noise per row from: ";
+  bool first = true;
+  for (const auto& [source, n] : by_source) {
+    out += fmt::format("{}{} {}", first ? "" : ", ", source, n);
+    first = false;
+  }
+  if (by_source.count("fallback"))
+    out += " (fallback: no measured sessions of that row on this GPU model; the kind's documented table is used)";
+  return out;
 }
 
 }  // namespace
@@ -254,7 +275,9 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   out.sources = sources;
   out.alpha = opt.alpha;
   out.threshold_pct = opt.threshold_pct;
+  out.power = opt.power;
   if (!(opt.prior_df > 0)) throw std::invalid_argument("compare_results: prior_df must be positive");
+  if (!(opt.power > 0 && opt.power < 1)) throw std::invalid_argument("compare_results: power must be in (0, 1)");
   compare_detail::describe_files(files, out);
 
   compare_detail::matched_rows matched = compare_detail::match_rows(files, sources, opt);
@@ -299,6 +322,9 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
     for (std::size_t j = 0; j < adj.size(); ++j) {
       compare_change& ch = out.rows[pending[k][j].row].changes[k];
       ch.p_adjusted = adj[j];
+      const pending_test& pt = pending[k][j];
+      const double mde = detectable_pct(pt.se, pt.df, opt.alpha, static_cast<int>(ps.size()), opt.power, pt.log_scale);
+      if (std::isfinite(mde)) ch.mde_pct = mde;
       if (ch.outcome != verdict::inconclusive) continue;  // unchanged: under the threshold
       if (adj[j] < opt.alpha) ch.outcome = pending[k][j].improved ? verdict::improved : verdict::regressed;
       else
@@ -317,20 +343,23 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
   const bool all_same = std::all_of(out.same_session.begin(), out.same_session.end(), [](bool b) { return b; });
   const bool none_same = std::none_of(out.same_session.begin(), out.same_session.end(), [](bool b) { return b; });
   out.method = fmt::format(
-      "between-round moderated t test on per-round medians (prior: each kind's round noise{}, {:g} df; {}), "
-      "Holm-corrected over {} tested row{} per candidate, alpha {:g}, threshold {:g}%",
+      "between-round moderated t test on per-round medians (prior: each row's measured round noise{}, at most "
+      "{:g} df; {}), Holm-corrected over {} tested row{} per candidate, alpha {:g}, threshold {:g}%; "
+      "mde = minimum detectable change at {:g}% power",
       noise_note(out.noise_scale), opt.prior_df,
       all_same    ? "one interleaved session"
-      : none_same ? "separate sessions: each kind's session noise added"
+      : none_same ? "separate sessions: each row's session noise added, with its df"
                   : "session noise added where not interleaved with the baseline",
-      tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct);
+      tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct, opt.power * 100);
+  out.noise_summary = noise_summary(out.rows);
   std::string single;
   for (std::size_t i = 0; i < nf; ++i)
     if (out.rounds[i] < 2) single += fmt::format("{}{}", single.empty() ? "" : ", ", sources[i]);
   if (!single.empty())
     out.single_round_warning = fmt::format(
-        "single-round file(s): {}: between-run noise was not measured, so rows are judged against each kind's "
-        "documented noise floor alone (conservative); record several rounds (run --rounds 5) for a trustworthy verdict",
+        "single-round file(s): {}: between-run noise was not measured in them, so rows are judged against each "
+        "row's prior noise alone (measured, or the kind's table); record several rounds (run --rounds 5) for a "
+        "trustworthy verdict",
         single);
 
   compare_detail::make_names_unique(out.rows);

@@ -9,6 +9,7 @@
 #include "compare_parts.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/round_test.hpp"
+#include "cudabench/row_noise.hpp"
 #include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
@@ -31,11 +32,20 @@ void check_samples(const compare_cell& c, const std::string& source, const std::
       throw input_error(fmt::format("{}: workload {}: metric {}: sample {}: {}", source, id, metric, i, *why));
 }
 
+// The GPU model whose noise applies: the baseline's (environment.device.name).
+std::string gpu_model(const result_file& f) {
+  const auto d = f.environment.find("device");
+  if (d == f.environment.end() || !d->is_object()) return "";
+  const auto n = d->find("name");
+  return n != d->end() && n->is_string() ? n->get<std::string>() : "";
+}
+
 }  // namespace
 
 matched_rows match_rows(const std::vector<result_file>& files, const std::vector<std::string>& sources,
                         const compare_options& opt) {
   const std::size_t nf = files.size();
+  const std::string gpu = gpu_model(files[0]);
   matched_rows out;
   // Workload ids in order: the baseline's, then those only candidates have. One hash index per
   // file: a linear search per id made comparing two 10^5-workload files take minutes.
@@ -130,7 +140,8 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
         }
         row.cells.push_back(std::move(c));
       }
-      out.noise.push_back(noise_floor(row.kind, mname, desc->params));
+      row.noise = row_noise(opt.noise, gpu, id, row.kind, mname, desc->params);
+      out.noise.push_back(row.noise);
       out.rows.push_back(std::move(row));
     }
   }

@@ -16,7 +16,7 @@ void describe_files(const std::vector<result_file>& files, comparison& out);
 
 struct matched_rows {
   std::vector<compare_row> rows;   // cells filled, no changes yet
-  std::vector<noise_model> noise;  // the documented noise of each row's kind and metric, parallel to rows
+  std::vector<noise_model> noise;  // each row's noise (row_noise.hpp), parallel to rows
   bool in_common = false;          // some workload is in the baseline and a candidate
 };
 

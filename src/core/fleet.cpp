@@ -11,7 +11,7 @@
 
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/noise_floor.hpp"
+#include "cudabench/gpu_spread_floor.hpp"
 #include "cudabench/round_test.hpp"
 #include "cudabench/run_summary.hpp"
 #include "cudabench/stats.hpp"
@@ -165,7 +165,7 @@ fleet_workload summarize_workload(const std::vector<fleet_gpu>& gpus, const std:
   }
   out.fleet_sm_mhz = median_if_any(clocks);
   if (!ok_values.empty()) {
-    out.analysis = find_outliers(ok_values, noise_floor(out.kind, out.metric, out.params).session_sd, rule);
+    out.analysis = find_outliers(ok_values, gpu_spread_floor(out.kind, out.metric, out.params), rule);
     std::size_t k = 0;
     for (auto& v : out.values)
       if (v.value) v.verdict = out.analysis.per_value[k++];

@@ -9,6 +9,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/format_value.hpp"
 #include "cudabench/report.hpp"
+#include "cudabench/stats.hpp"
 #include "cudabench/text_safety.hpp"
 
 namespace cudabench {
@@ -69,6 +70,33 @@ std::string summary_line(const comparison& c, std::size_t candidate) {
   if (at(verdict::only_in_baseline)) s += fmt::format(", {} only in baseline", at(verdict::only_in_baseline));
   if (at(verdict::only_in_candidate)) s += fmt::format(", {} only in candidate", at(verdict::only_in_candidate));
   return s;
+}
+
+std::string format_mde(std::optional<double> pct) {
+  if (!pct || !std::isfinite(*pct)) return "-";
+  return *pct >= 100  ? fmt::format("{:.0f}%", *pct)
+         : *pct >= 10 ? fmt::format("{:.1f}%", *pct)
+                      : fmt::format("{:.2g}%", *pct);
+}
+
+std::string mde_line(const comparison& c, std::size_t candidate) {
+  std::vector<double> v;
+  const compare_row* worst = nullptr;
+  int within = 0;
+  for (const auto& r : c.rows) {
+    const auto& m = r.changes[candidate].mde_pct;
+    if (!m) continue;
+    v.push_back(*m);
+    within += *m <= c.threshold_pct;
+    if (!worst || *m > *worst->changes[candidate].mde_pct) worst = &r;
+  }
+  const std::string who = c.candidates() > 1 ? fmt::format(" [{}]", c.labels[candidate + 1]) : "";
+  if (v.empty()) return fmt::format("minimum detectable change{}: no row was tested", who);
+  return fmt::format(
+      "minimum detectable change{} ({:g}% power): median {} over {} tested row{}, {} within the {:g}% threshold; "
+      "largest {} ({})",
+      who, c.power * 100, format_mde(median(v)), v.size(), v.size() == 1 ? "" : "s", within, c.threshold_pct,
+      format_mde(worst->changes[candidate].mde_pct), worst->name);
 }
 
 std::string settings_text(const comparison& c) {

@@ -33,7 +33,7 @@ void csv_reporter::report(const comparison& given, std::ostream& out) const {
   const comparison& c = safe ? *safe : given;
   out << "id,name,metric,unit,better,baseline,candidate,baseline_status,candidate_status,baseline_median,"
          "candidate_median,change_pct,ci_low_pct,ci_high_pct,p_value,p_adjusted,verdict,baseline_rounds,candidate_rounds,"
-         "baseline_throttled,candidate_throttled,note,context\n";
+         "baseline_throttled,candidate_throttled,note,context,mde_pct\n";
   for (const auto& r : c.rows)
     for (std::size_t k = 0; k < r.changes.size(); ++k) {
       const auto& base = r.cells[0];
@@ -64,6 +64,7 @@ void csv_reporter::report(const comparison& given, std::ostream& out) const {
           cand.throttled ? "true" : "false",
           ch.note,
           ch.context,
+          num(ch.mde_pct, "{:.4f}"),
       };
       std::string line;
       for (std::size_t i = 0; i < std::size(fields); ++i) line += (i ? "," : "") + quoted(fields[i]);

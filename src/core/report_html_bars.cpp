@@ -87,6 +87,7 @@ std::string bars_chart(const comparison& cmp, std::size_t cand, const std::vecto
     if (!ci.empty()) value += " " + ci;
     value += " " + report_detail::verdict_text(ch.outcome);
     if (ch.p_adjusted) value += " (p " + report_detail::format_p(ch.p_adjusted) + ")";
+    if (ch.mde_pct) value += " mde " + report_detail::format_mde(ch.mde_pct);
     c.text(x1 + 12, ym + 4, value, "start", ch.outcome == verdict::regressed ? "bad" : "", ch.context);
   }
   for (auto& [v, dn] : bars)
@@ -106,11 +107,13 @@ std::string list(const std::vector<std::string>& items) {
 
 std::string comparison_section(const comparison& cmp) {
   std::string s = "<section id=\"comparison\"><h2>Comparison</h2>\n";
-  s += "<p class=\"sub\">" + html::escape(report_detail::settings_text(cmp)) + "</p>\n";
+  s += "<p class=\"sub\">" + html::escape(report_detail::settings_text(cmp)) + "; " + html::escape(cmp.noise_summary) +
+       "</p>\n";
   if (cmp.single_round_warning) s += "<div class=\"note\">" + html::escape(*cmp.single_round_warning) + "</div>\n";
   for (std::size_t c = 0; c < cmp.candidates(); ++c) {
     s += "<h3>" + html::escape(cmp.labels[c + 1]) + " vs " + html::escape(cmp.labels[0]) + "</h3>\n";
-    s += "<p><b>" + html::escape(report_detail::summary_line(cmp, c)) + "</b></p>\n";
+    s += "<p><b>" + html::escape(report_detail::summary_line(cmp, c)) + "</b><br>" +
+         html::escape(report_detail::mde_line(cmp, c)) + "</p>\n";
     std::vector<std::size_t> rows, others;
     for (std::size_t r = 0; r < cmp.rows.size(); ++r) {
       const auto& row = cmp.rows[r];

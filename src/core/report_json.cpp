@@ -14,11 +14,14 @@ namespace cudabench {
 void json_reporter::report(const comparison& c, std::ostream& out) const {
   using oj = nlohmann::ordered_json;
   oj j;
-  j["compare_schema_version"] = "1.1";
+  j["compare_schema_version"] = "1.2";
   j["alpha"] = c.alpha;
   j["threshold_pct"] = c.threshold_pct;
+  j["power"] = c.power;
+  j["noise_summary"] = c.noise_summary;
   j["test"] =
-      "between-round moderated t on per-round medians (kind noise as prior, session noise unless interleaved), "
+      "between-round moderated t on per-round medians (measured row noise as prior, measured session noise with its df "
+      "unless interleaved), "
       "Holm-corrected";
   j["method"] = c.method;
   j["single_round_warning"] = c.single_round_warning ? oj(*c.single_round_warning) : oj(nullptr);
@@ -80,6 +83,7 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
                          {"ci_high_pct", opt(ch.ci_high_pct)},
                          {"p_value", opt(ch.p_value)},
                          {"p_adjusted", opt(ch.p_adjusted)},
+                         {"mde_pct", opt(ch.mde_pct)},
                          {"rounds_baseline", ch.rounds_baseline},
                          {"rounds_candidate", ch.rounds_candidate},
                          {"note", ch.note},
@@ -87,6 +91,10 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
                          {"tuning_differs", ch.tuning_differs}});
     }
     row["changes"] = std::move(changes);
+    row["noise"] = {{"round_sd", r.noise.round_sd},         {"round_df", r.noise.round_df},
+                    {"round_source", r.noise.round_source}, {"session_sd", r.noise.session_sd},
+                    {"session_df", r.noise.session_df},     {"session_source", r.noise.session_source},
+                    {"sessions", r.noise.sessions}};
     rows.push_back(std::move(row));
   }
   j["rows"] = std::move(rows);

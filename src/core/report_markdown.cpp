@@ -25,7 +25,15 @@ std::string escape(const std::string& s) {
   return out;
 }
 
+std::string change_verdict(const compare_change& ch);
+
+// "-4.0% [-4.6, -3.4] regressed (mde 1.2%)": the minimum detectable change beside every tested row.
 std::string change_cell(const compare_change& ch) {
+  const std::string mde = ch.mde_pct ? " (mde " + format_mde(ch.mde_pct) + ")" : "";
+  return change_verdict(ch) + mde;
+}
+
+std::string change_verdict(const compare_change& ch) {
   const std::string ci = format_ci(ch);
   const std::string value = format_change(ch.change_pct) + (ci.empty() ? "" : " " + ci);
   switch (ch.outcome) {
@@ -88,7 +96,10 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   if (!notes.empty() || !ctx.empty()) out << '\n';
   if (c.single_round_warning) out << "Note: " << escape(*c.single_round_warning) << "\n\n";
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
-  out << "<sub>" << settings_text(c) << "; change: positive = better, [95% confidence interval]</sub>\n";
+  for (std::size_t k = 0; k < nc; ++k) out << escape(mde_line(c, k)) << "  \n";
+  out << "<sub>" << settings_text(c)
+      << "; change: positive = better, [95% confidence interval], (mde: minimum detectable change); "
+      << escape(c.noise_summary) << "</sub>\n";
 }
 
 void markdown_reporter::report(const result_file& r, std::ostream& out) const {

@@ -84,8 +84,9 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
     header.push_back("change" + suffix);
     header.push_back("95% CI" + suffix);
     header.push_back("p(adj)" + suffix);
+    header.push_back("mde" + suffix);
     header.push_back("verdict" + suffix);
-    right.insert(right.end(), {true, true, true, false});
+    right.insert(right.end(), {true, true, true, true, false});
   }
   grid.push_back(header);
   colours.emplace_back();
@@ -99,8 +100,9 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
       line.push_back(applicable ? change_text(ch) : "");
       line.push_back(applicable ? format_ci(ch) : "");
       line.push_back(applicable ? format_p(ch.p_adjusted) : "");
+      line.push_back(applicable ? format_mde(ch.mde_pct) : "");
       line.push_back(applicable ? verdict_text(ch.outcome) : "");
-      col.insert(col.end(), {"", "", "", options_.color && applicable ? colour_of(ch.outcome) : ""});
+      col.insert(col.end(), {"", "", "", "", options_.color && applicable ? colour_of(ch.outcome) : ""});
     }
     grid.push_back(line);
     colours.push_back(col);
@@ -122,7 +124,8 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   for (const auto& n : context_notes(c)) out << "context: " << n << '\n';
   if (c.single_round_warning) out << "note: " << *c.single_round_warning << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << '\n';
-  out << "(" << settings_text(c) << "; change: positive = better)\n";
+  for (std::size_t k = 0; k < nc; ++k) out << mde_line(c, k) << '\n';
+  out << "(" << settings_text(c) << "; change: positive = better; " << c.noise_summary << ")\n";
 }
 
 void table_reporter::report(const result_file& r, std::ostream& out) const {

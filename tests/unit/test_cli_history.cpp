@@ -146,3 +146,43 @@ TEST(CliHistory, CheckFailsOnceWhenTheNewestRunConfirmsAStep) {
     EXPECT_EQ(fails, 1) << alpha;
   }
 }
+
+TEST(CliHistory, ItsRunsMeasureEachRowsSessionNoise) {
+  // Four nights of cu121.json (H200) whose levels wobble by up to 0.3%: every row's session noise
+  // now comes from the history (4 sessions, df 3), and compare --history says so. A row the
+  // history lacks (a GPU model it never saw) falls back, said in the output; a database that is
+  // not a history is exit 2 naming it.
+  const std::string dir = fresh_dir("cli_hist_noise"), db = dir + "/h.sqlite";
+  write_nights(dir, 4, 99);
+  for (int n = 0; n < 4; ++n)
+    ASSERT_EQ(run_cudabench("history add " + night_file(dir, n) + " --db " + db + " --quiet").exit_code, 0);
+  auto r = run_cudabench("noise " + data_path("results/cu121.json") + " --history " + db + " --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(
+      r.output.find("matmul/dtype=fp32/m=8192/n=4096/k=1024 · time_ms,NVIDIA H200,history,4,3,0.258,2.500,fallback"),
+      std::string::npos)
+      << r.output;
+  // The d2d 1 GiB row is also in the committed prior (7 sessions, df 6): pooled, df 3 + 6. The
+  // nights move by (n * 37 % 7 - 3) * 0.1%: an sd of 0.258%.
+  EXPECT_NE(r.output.find("memory_bandwidth/op=d2d/bytes=1073741824 · gbps,NVIDIA H200,history+committed,11,9,"),
+            std::string::npos)
+      << r.output;
+  r = run_cudabench("compare " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") +
+                    " --history " + db + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"session_source\": \"history\""), std::string::npos) << r.output;
+  r = run_cudabench("compare " + data_path("results/cu121_a100.json") + " " + data_path("results/cu124.json") +
+                    " --history " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fallback: no measured sessions of that row on this GPU model"), std::string::npos)
+      << r.output;
+  const std::string foreign = dir + "/foreign.sqlite";
+  cudabench::test::write_text(foreign, "not a database at all.............................................");
+  r = run_cudabench("compare " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") +
+                    " --history " + foreign);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(foreign), std::string::npos) << r.output;
+  r = run_cudabench("noise --history " + dir + "/missing.sqlite");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no history database here"), std::string::npos) << r.output;
+}

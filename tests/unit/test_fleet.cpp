@@ -113,7 +113,7 @@ TEST(Fleet, MergesHostsInOrderWithOneValuePerGpu) {
   EXPECT_EQ(f.workloads[0].ok_count(), 8u);
   EXPECT_NEAR(f.workloads[0].analysis.median, 1.666, 0.02);
   EXPECT_TRUE(f.workloads[0].analysis.judged);
-  EXPECT_DOUBLE_EQ(f.workloads[0].analysis.floor_pct, 9.0);  // 3 x the 3% session noise of large GEMMs
+  EXPECT_DOUBLE_EQ(f.workloads[0].analysis.floor_pct, 9.0);  // 3 x the 3% GPU spread floor of large GEMMs
   EXPECT_DOUBLE_EQ(f.workloads[1].analysis.floor_pct, 6.0);
 }
 

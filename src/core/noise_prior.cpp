@@ -1,0 +1,127 @@
+// See noise_prior.hpp.
+#include "cudabench/noise_prior.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cudabench/errors.hpp"
+
+namespace cudabench {
+
+extern const char* const committed_noise_prior_json;  // generated from configs/noise_prior.json
+
+namespace {
+
+[[noreturn]] void bad(const std::string& source, const std::string& where, const std::string& what) {
+  throw input_error(fmt::format("{}: {}: {} (regenerate it with scripts/noise_prior.py)", source, where, what));
+}
+
+std::optional<double> sd_field(const nlohmann::json& e, const char* key, const std::string& source,
+                               const std::string& where) {
+  auto it = e.find(key);
+  if (it == e.end()) return std::nullopt;
+  if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0)
+    bad(source, where, fmt::format("{} must be a non-negative number", key));
+  return it->get<double>();
+}
+
+int count_field(const nlohmann::json& e, const char* key, const std::string& source, const std::string& where) {
+  auto it = e.find(key);
+  if (it == e.end()) return 0;
+  if (!it->is_number_integer() || it->get<long long>() < 0 || it->get<long long>() > 1000000)
+    bad(source, where, fmt::format("{} must be a non-negative integer", key));
+  return it->get<int>();
+}
+
+}  // namespace
+
+void noise_prior::index() {
+  by_key_.clear();
+  for (std::size_t i = 0; i < rows_.size(); ++i) by_key_[{rows_[i].gpu, rows_[i].id, rows_[i].metric}] = i;
+}
+
+noise_prior noise_prior::parse(std::string_view text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    bad(source, "not JSON", e.what());
+  }
+  if (!doc.is_object() || !doc.contains("noise_prior_version")) bad(source, "top level", "not a noise prior file");
+  if (doc["noise_prior_version"] != 1) bad(source, "noise_prior_version", "only version 1 is understood");
+  if (!doc.contains("rows") || !doc["rows"].is_array()) bad(source, "rows", "missing or not an array");
+  noise_prior out;
+  out.source_ = source;
+  std::size_t i = 0;
+  for (const auto& e : doc["rows"]) {
+    const std::string where = fmt::format("rows[{}]", i++);
+    if (!e.is_object()) bad(source, where, "not an object");
+    measured_noise m;
+    for (auto [key, field] : {std::pair{"gpu", &m.gpu}, {"id", &m.id}, {"metric", &m.metric}}) {
+      auto it = e.find(key);
+      if (it == e.end() || !it->is_string() || it->get<std::string>().empty())
+        bad(source, where, fmt::format("{} must be a non-empty string", key));
+      *field = it->get<std::string>();
+    }
+    m.sessions = count_field(e, "sessions", source, where);
+    m.rounds = count_field(e, "rounds", source, where);
+    m.round_sd = sd_field(e, "round_sd", source, where);
+    m.round_df = count_field(e, "round_df", source, where);
+    m.session_sd = sd_field(e, "session_sd", source, where);
+    m.session_df = count_field(e, "session_df", source, where);
+    if (m.round_sd.has_value() != (m.round_df > 0)) bad(source, where, "round_sd and a positive round_df go together");
+    if (m.session_sd.has_value() != (m.session_df > 0))
+      bad(source, where, "session_sd and a positive session_df go together");
+    if (m.session_df > 0 && m.session_df != m.sessions - 1) bad(source, where, "session_df must be sessions - 1");
+    out.rows_.push_back(std::move(m));
+  }
+  out.index();
+  if (out.by_key_.size() != out.rows_.size()) bad(source, "rows", "a (gpu, id, metric) appears twice");
+  return out;
+}
+
+const noise_prior& noise_prior::committed() {
+  static const noise_prior prior = parse(committed_noise_prior_json, "configs/noise_prior.json (built in)");
+  return prior;
+}
+
+noise_prior noise_prior::from_history(const std::vector<history_run>& runs, const std::vector<history_point>& points,
+                                      const std::string& source) {
+  std::map<std::int64_t, const history_run*> run_by_id;
+  for (const auto& r : runs) run_by_id[r.id] = &r;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> logs;
+  for (const auto& p : points) {
+    if (p.state != status::ok || !p.value || !(*p.value > 0) || p.metric.empty()) continue;
+    auto it = run_by_id.find(p.run_id);
+    if (it == run_by_id.end() || it->second->gpu.empty()) continue;
+    logs[{it->second->gpu, p.workload_id, p.metric}].push_back(std::log(*p.value));
+  }
+  noise_prior out;
+  out.source_ = source;
+  for (const auto& [key, v] : logs) {
+    if (v.size() < 2) continue;
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    measured_noise m;
+    std::tie(m.gpu, m.id, m.metric) = key;
+    m.sessions = static_cast<int>(v.size());
+    m.session_df = m.sessions - 1;
+    m.session_sd = std::sqrt(ss / m.session_df);
+    out.rows_.push_back(std::move(m));
+  }
+  out.index();
+  return out;
+}
+
+const measured_noise* noise_prior::find(const std::string& gpu, const std::string& id,
+                                        const std::string& metric) const {
+  auto it = by_key_.find({gpu, id, metric});
+  return it == by_key_.end() ? nullptr : &rows_[it->second];
+}
+
+}  // namespace cudabench

@@ -1,0 +1,62 @@
+// `cudabench noise`: the table compare's verdicts use, through the real binary (no history here;
+// test_cli_history.cpp covers --history, which needs SQLite).
+#include <algorithm>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+std::string h200(const std::string& name) { return std::string(CUDABENCH_CONFIG_DIR) + "/../results/h200/" + name; }
+
+}  // namespace
+
+TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
+  const auto r = run_cudabench("noise --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Llama-2-7B decode 128->256: 4 sessions (df 3), sessions 0.715% apart, rounds 0.023%.
+  EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H200  committed         4   3           0.715          0.023  committed"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("2 rows: committed 2."), std::string::npos) << r.output;
+}
+
+TEST(CliNoise, AFileShowsItsRowsAndSaysWhichFallBack) {
+  // The H200 file's headline rows are measured; the same rows on a GPU model never measured fall
+  // back to the kind's table, and the output says so (csv: one line per row plus the header).
+  auto r = run_cudabench("noise " + h200("aa-full/A.json") + " --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 44) << r.output;  // header + 43 workloads
+  EXPECT_EQ(r.output.find(",fallback,"), std::string::npos) << r.output;
+  r = run_cudabench("noise " + cudabench::test::data_path("results/cu121_a100.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA A100-SXM4-80GB  fallback"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fallback 6"), std::string::npos) << r.output;
+  r = run_cudabench("noise " + cudabench::test::data_path("results/malformed.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("malformed.json"), std::string::npos) << r.output;
+  r = run_cudabench("noise a.json b.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+TEST(CliNoise, CompareShowsTheMdeAndWhereTheNoiseCameFrom) {
+  // Nightly mode on the committed H200 files: a stored single-round baseline against a later
+  // session's 5 rounds. Every tested row has an mde; the summary prints it and the sources.
+  const auto r = run_cudabench("compare " + h200("full.json") + " " + h200("aa-full/A.json") + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"mde_pct\": "), std::string::npos);
+  EXPECT_NE(r.output.find("\"session_source\": \"committed\""), std::string::npos);
+  EXPECT_NE(r.output.find("\"power\": 0.8"), std::string::npos);
+  const auto t = run_cudabench("compare " + h200("full.json") + " " + h200("aa-full/A.json"));
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  EXPECT_NE(t.output.find("0 improved, 0 regressed"), std::string::npos) << t.output;  // A/A across sessions
+  EXPECT_NE(t.output.find("minimum detectable change (80% power): median "), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("session noise per row from: committed"), std::string::npos) << t.output;
+  const auto bad = run_cudabench("compare " + h200("full.json") + " " + h200("aa-full/A.json") + " --power 1.5");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
