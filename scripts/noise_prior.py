@@ -27,7 +27,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join("configs", "noise_prior.json")
 
-# One entry per session (machine start); paths relative to the repository root.
+# One entry per session (machine start): label, files (relative to the repository root), and
+# optionally workload-id prefixes to leave out of that session because their code changed since the
+# others (a real change must never count as noise).
 SESSIONS = [
     ("2026-12-02 13:28 quick (run-21e6d66)",
      ["results/h200/run-21e6d66/quick.json", "results/h200/run-21e6d66/quick-aa.json"]),
@@ -41,6 +43,11 @@ SESSIONS = [
     ("2026-12-03 13:29 launch-bound-aab (baseline side)", ["results/h200/refactor-16/launch-bound-aab/A.json"]),
     ("2026-12-03 18:18 cuda12 (CUDA 13.0 column)",
      ["results/h200/cuda12/C.json", "results/h200/cuda12/resnet-cudnn12/C.json"]),
+    # Issue 21 made Llama-2-7B decode faster in between (245.7 -> 256 tok/s, 211.5 -> 238.5 at 2048
+    # positions): its llm_decode rows are a new level, not noise.
+    ("2026-12-04 13:45 verdicts/aa-full-3rounds (A/A, 15377c2)",
+     ["results/h200/verdicts/aa-full-3rounds-15377c2/A.json", "results/h200/verdicts/aa-full-3rounds-15377c2/B.json"],
+     ["llm_decode/"]),
 ]
 
 
@@ -62,14 +69,15 @@ def sig(x):
 def generate():
     # (gpu, id, metric) -> list of sessions, each a list of log round medians
     rows = {}
-    for label, files in SESSIONS:
+    for label, files, *exclude in SESSIONS:
+        excluded = tuple(exclude[0]) if exclude else ()
         per_session = {}
         for rel in files:
             with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
                 doc = json.load(f)
             gpu = doc["environment"]["device"]["name"]
             for w in doc["workloads"]:
-                if w.get("status") != "ok":
+                if w.get("status") != "ok" or w["id"].startswith(excluded):
                     continue
                 for name, m in (w.get("metrics") or {}).items():
                     meds = round_medians(m)
@@ -97,7 +105,8 @@ def generate():
         "noise_prior_version": 1,
         "generated_by": "scripts/noise_prior.py (do not edit: regenerate)",
         "scale": "sd of natural log of per-round medians (relative sd)",
-        "sessions": [{"label": label, "files": files} for label, files in SESSIONS],
+        "sessions": [{"label": label, "files": files, "excluded_ids": list(rest[0]) if rest else []}
+                     for label, files, *rest in SESSIONS],
         "rows": out_rows,
     }
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
