@@ -16,6 +16,11 @@
 // step's attention was ~20 us of latency per layer for ~1 us of bytes.
 // The length is read from device memory (*pos), so the grid covers max_len and blocks past the
 // current length exit at once: one captured graph serves every step.
+// Under programmatic dependent launch the kernel reads *pos, the cached rows before *pos and the
+// rotary table before it waits for its predecessor (the QKV projection): those must have been
+// written by work that finished before the step began (an earlier graph replay, a memcpy), never
+// by the kernels it overlaps. The decode step satisfies this: *pos is advanced by the step's
+// last kernel, and each row is appended by the step that produced it.
 // Bound: K and V of the sequence, 2 x num_kv_heads x len x head_dim x 2 bytes per layer
 // (Llama-2-7B at 2048 tokens: 34 MB per layer, 8 us at the H200's copy bandwidth).
 #pragma once
