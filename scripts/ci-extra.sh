@@ -4,12 +4,12 @@
 #     --fuzz-seconds N  how long each fuzz target runs (default 60)
 #     --no-fuzz         skip (a): the fuzz targets
 #     --no-sanitize     skip (b): the ASan+UBSan build and test run
-#     --jobs N          parallel compile jobs (default: the number of CPUs)
+#     --jobs N          parallel compile jobs and test processes (default: the number of CPUs)
 # (a) builds the libFuzzer targets (clang, -DCUDABENCH_FUZZ=ON, into build-fuzz/) and runs each
 #     for N seconds from its committed corpus fuzz/corpus/<target> (new inputs go to a scratch
 #     copy, the committed corpus is never written); a crash, leak, timeout or out-of-memory fails.
 # (b) builds cudabench, the fake round driver and the unit tests with ASan+UBSan (gcc, into
-#     build-asan/) and runs every CPU test (ctest -LE gpu) under them; any report fails.
+#     build-asan/) and runs every CPU test (ctest -LE gpu -j N) under them; any report fails.
 # Exit status: 0 when everything passed, 1 when a check failed, 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,9 +76,11 @@ if [[ $sanitize -eq 1 ]]; then
   # Leaks are reported too (no suppressions: without a GPU the CUDA libraries leak nothing).
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  # Sequential, as in .ci/run: some CLI tests share temporary file names. The GPU tests are not
-  # built here, so their not-built placeholder is excluded by name as well.
-  if ! ctest --test-dir build-asan -LE gpu -E '_NOT_BUILT$' --output-on-failure; then
+  # In parallel: every test process gets its own TMPDIR (tests/unit/test_main.cpp), and the two
+  # tests with wall-clock budgets or daemons (report_browser, slurm_fleet_job_array) are RUN_SERIAL
+  # in tests/CMakeLists.txt. The GPU tests are not built here, so their not-built placeholder is
+  # excluded by name as well.
+  if ! ctest --test-dir build-asan -LE gpu -E '_NOT_BUILT$' --output-on-failure -j "$jobs"; then
     echo "ci-extra: the CPU tests FAILED under ASan+UBSan" >&2
     failed=1
   fi

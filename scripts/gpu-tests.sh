@@ -2,7 +2,7 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12 profile
+#   stages: build unit gpu oracle quick full aa sens cudnn memlimit sanitize baseline cuda12 profile
 #            (default: all but baseline, cuda12 and profile, in that order)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
@@ -10,6 +10,10 @@
 #     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
 #            interleaved; the LLM row must regress and no other row change
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
+#     sanitize  compute-sanitizer memcheck, racecheck and initcheck over configs/sanitize.json (every
+#            kind, smallest sizes), library kernels (cuBLAS, cuDNN) excluded; each tool bounded by
+#            $SANITIZE_TIMEOUT seconds (default 180); fails on any error in cudabench's own kernels;
+#            logs sanitize-TOOL.log ($COMPUTE_SANITIZER names the tool's binary)
 #     baseline  a change meant to alter nothing (a refactor) against the code before it: builds
 #            $BASELINE_TAR (a `git archive` of the older commit; $BASELINE_COMMIT names it) and runs
 #            `cudabench ab` of that build against this one on $BASELINE_SUITE (default quick); must
@@ -25,8 +29,8 @@
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit baseline cuda12 profile)
-default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit)
+all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
+default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit sanitize)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
@@ -149,6 +153,42 @@ run_memlimit() {  # OOM is a result: budgets that fit everything (24 GiB) and th
   grep -q '"status": "oom"' "$results/transformer-600mib.json"
 }
 
+# Substrings of library kernels' names (cuBLAS/cuBLASLt: nvjet_*, cutlass*, sm90_xmma_*, gemv2*,
+# gemmSN*, splitKreduce*; cuDNN: cudnn::*, xmma, Winograd, implicit_convolve*, nchwToNhwc*). None
+# is a substring of a cudabench kernel (snake_case, kernels/*: e.g. reference_gemm_samples_kernel,
+# gemv_kernel, nchw_to_nhwc_kernel), so ours are all checked. Library kernels are not ours to fix,
+# and some read workspace they never wrote, which initcheck would report.
+sanitize_library_kernels=(nvjet cutlass xmma cublas cudnn gemv2 gemvNSP gemmSN gemmk1 splitKreduce Winograd
+  implicit_convolve precomputed_convolve nchwToNhwc nhwcToNchw fft)
+
+run_sanitize() {  # every kind's own kernels under memcheck, racecheck and initcheck
+  local cs=${COMPUTE_SANITIZER:-} limit=${SANITIZE_TIMEOUT:-180} tool rc failed_tools=() k
+  [[ -n $cs ]] || cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  [[ -x $cs ]] || { echo "sanitize: no compute-sanitizer on PATH or in /usr/local/cuda/bin (set COMPUTE_SANITIZER)"; return 1; }
+  "$cs" --help | grep -q -- '--kernel-name-exclude' \
+    || { echo "sanitize: $cs has no --kernel-name-exclude; library kernels could not be left out"; return 1; }
+  local exclude=()
+  for k in "${sanitize_library_kernels[@]}"; do exclude+=(--kernel-name-exclude "kns=$k"); done
+  for tool in memcheck racecheck initcheck; do
+    echo "--- $tool (at most ${limit} s)"
+    # --error-exitcode 86: an error the tool reports, told apart from cudabench's own exit codes;
+    # --strict: a workload that errs under the tool (a CUDA error it provoked) fails the run too.
+    timeout -k 10 "$limit" "$cs" --tool "$tool" --target-processes all --error-exitcode 86 --print-limit 100 \
+      "${exclude[@]}" "$bin" --suite configs/sanitize.json --strict --warmup-ms 0 --quiet \
+      -o "$results/sanitize-$tool.json" > "$results/sanitize-$tool.log" 2>&1
+    rc=$?
+    grep -E '(ERROR|RACECHECK) SUMMARY' "$results/sanitize-$tool.log" || true
+    case $rc in
+      0) echo "sanitize: $tool clean" ;;
+      86) echo "sanitize: $tool reported errors (sanitize-$tool.log)"; failed_tools+=("$tool") ;;
+      124|137) echo "sanitize: $tool ran past ${limit} s (SANITIZE_TIMEOUT)"; failed_tools+=("$tool") ;;
+      *) echo "sanitize: $tool: cudabench exited $rc (sanitize-$tool.log)"; tail -20 "$results/sanitize-$tool.log"
+         failed_tools+=("$tool") ;;
+    esac
+  done
+  [[ ${#failed_tools[@]} -eq 0 ]] || { echo "sanitize: FAILED: ${failed_tools[*]}"; return 1; }
+}
+
 run_baseline() {  # the same suite on the code before a no-change refactor and after: nothing may move
   local tar=${BASELINE_TAR:-} suite=${BASELINE_SUITE:-quick} src=$root/build-baseline/src
   [[ -f $tar ]] || { echo "baseline: BASELINE_TAR is not a file: '${tar}'"; return 1; }
@@ -175,6 +215,7 @@ for s in "${stages[@]}"; do
     sens) stage sens run_sens ;;
     cudnn) stage cudnn run_cudnn ;;
     memlimit) stage memlimit run_memlimit ;;
+    sanitize) stage sanitize run_sanitize ;;
     baseline) stage baseline run_baseline ;;
     # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
     profile) stage profile scripts/llm-profile.sh --bin "$bin" --out "$results/llm-profile" ;;

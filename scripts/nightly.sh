@@ -27,7 +27,7 @@
 # GPU, 130 interrupted.
 #
 # cron (02:30 UTC every night, on the GPU box):
-#   30 2 * * * cd /opt/cudabench && scripts/nightly.sh --suite full --baseline results/h200/baseline.json --results-dir /var/lib/cudabench/nightly >> /var/log/cudabench-nightly.log 2>&1
+#   30 2 * * * cd /opt/cudabench && scripts/nightly.sh --suite full --baseline results/h200/verdicts/aa-full-3rounds-15377c2/A.json --results-dir /var/lib/cudabench/nightly >> /var/log/cudabench-nightly.log 2>&1
 set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."

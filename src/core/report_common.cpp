@@ -135,6 +135,19 @@ std::vector<std::string> context_notes(const comparison& c) {
   return out;
 }
 
+std::vector<std::string> na_change_notes(const comparison& c) {
+  std::vector<std::string> out;
+  for (const auto& r : c.rows)
+    for (std::size_t k = 0; k < r.changes.size(); ++k) {
+      const auto& ch = r.changes[k];
+      const bool shows_na = (r.cells[0].present || r.cells[k + 1].present) && change_text(ch) == "n/a";
+      if (!shows_na) continue;
+      const std::string who = c.candidates() > 1 ? fmt::format(" [{}]", c.labels[k + 1]) : "";
+      out.push_back(fmt::format("{}{}: {}", r.name, who, ch.note.empty() ? "no percentage change" : ch.note));
+    }
+  return out;
+}
+
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";

@@ -39,6 +39,9 @@ std::vector<std::string> failure_notes(const comparison& c);
 // verdict is a change (improved, regressed), so a power-state difference or a
 // different tuner pick is visible beside it.
 std::vector<std::string> context_notes(const comparison& c);
+// Lines "<row name>: <why>" for rows whose change column reads "n/a" (a zero baseline, medians
+// too far apart for a percentage), so the verdict beside "n/a" is never left unexplained.
+std::vector<std::string> na_change_notes(const comparison& c);
 
 // One line of the run summary (run_summary.hpp): a metric of an ok workload, or a workload that did
 // not end ok (status, and its message in `max`). Strings already passed through terminal_text.

@@ -93,7 +93,9 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   for (const auto& n : notes) out << "- failed: " << escape(n) << '\n';
   const auto ctx = context_notes(c);
   for (const auto& n : ctx) out << "- context: " << escape(n) << '\n';
-  if (!notes.empty() || !ctx.empty()) out << '\n';
+  const auto na = na_change_notes(c);
+  for (const auto& n : na) out << "- n/a: " << escape(n) << '\n';
+  if (!notes.empty() || !ctx.empty() || !na.empty()) out << '\n';
   if (c.single_round_warning) out << "Note: " << escape(*c.single_round_warning) << "\n\n";
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
   for (std::size_t k = 0; k < nc; ++k) out << escape(mde_line(c, k)) << "  \n";

@@ -122,6 +122,7 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   if (any_throttled(c)) out << throttle_footnote << '\n';
   for (const auto& n : failure_notes(c)) out << "failed: " << n << '\n';
   for (const auto& n : context_notes(c)) out << "context: " << n << '\n';
+  for (const auto& n : na_change_notes(c)) out << "n/a: " << n << '\n';
   if (c.single_round_warning) out << "note: " << *c.single_round_warning << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << mde_line(c, k) << '\n';

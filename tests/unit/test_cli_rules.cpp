@@ -70,6 +70,23 @@ TEST(CliRules, ListKindsStatesTheRules) {
 
 TEST(CliRules, ShippedSuitesStillValidate) {
   const auto r = run_cudabench(std::string("validate ") + CUDABENCH_CONFIG_DIR + "/quick.json " + CUDABENCH_CONFIG_DIR +
-                               "/full.json");
+                               "/full.json " + CUDABENCH_CONFIG_DIR + "/sanitize.json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// scripts/gpu-tests.sh sanitize runs compute-sanitizer over configs/sanitize.json: it only proves
+// the kernels of the kinds it holds, so it must hold every kind the binary registers.
+TEST(CliRules, SanitizeSuiteHoldsEveryKind) {
+  const auto kinds = run_cudabench("list --kinds --format json");
+  ASSERT_EQ(kinds.exit_code, 0) << kinds.output;
+  const auto plan = run_cudabench(std::string("--suite ") + CUDABENCH_CONFIG_DIR + "/sanitize.json --dry-run");
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("19 workloads, 1 repetitions, 0 warm-up"), std::string::npos) << plan.output;
+  const auto j = nlohmann::json::parse(kinds.output);  // kept: the loop below refers into it
+  int n = 0;
+  for (const auto& k : j.at("kinds")) {
+    EXPECT_NE(plan.output.find("] " + k.at("kind").get<std::string>() + "/"), std::string::npos) << k.at("kind");
+    ++n;
+  }
+  EXPECT_EQ(n, 6);  // matmul, memory_bandwidth, llm_decode, resnet50, transformer_memory, train_step
 }

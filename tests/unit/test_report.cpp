@@ -98,6 +98,32 @@ TEST(Report, ZeroBaselineAndNumberFormats) {
   EXPECT_EQ(j["regression"], true);
 }
 
+// README: an "n/a" change comes with a note. table and markdown print it under the table, one line
+// per such row; a comparison with no n/a change prints none.
+TEST(Report, NaChangeIsExplainedUnderTheTable) {
+  auto zero = test::single_metric_workload("errs", "k", "errors", "count", better::lower, {0, 0, 0, 0, 0});
+  auto some = test::single_metric_workload("errs", "k", "errors", "count", better::lower, {1, 1, 1, 1, 1});
+  auto tiny = test::single_metric_workload("far", "k", "rate", "items/s", better::higher, {1e-290, 1e-290, 1e-290});
+  auto huge = test::single_metric_workload("far", "k", "rate", "items/s", better::higher, {1e29, 1e29, 1e29});
+  const auto c = compare_results({test::make_file("A", {zero, tiny}), test::make_file("B", {some, huge})},
+                                 {"a.json", "b.json"}, {});
+  const std::string md = render("markdown", c);
+  EXPECT_NE(md.find("| far · rate (items/s) | 1.000e-290 | 1.000e+29 | n/a improved |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- n/a: errs · errors (count): baseline median is 0: no percentage change\n"
+                    "- n/a: far · rate (items/s): the medians differ by more than a percentage can express\n\n"),
+            std::string::npos)
+      << md;
+  const std::string table = render("table", c);
+  EXPECT_NE(table.find("n/a: errs · errors (count): baseline median is 0: no percentage change\n"
+                       "n/a: far · rate (items/s): the medians differ by more than a percentage can express\n"),
+            std::string::npos)
+      << table;
+
+  const auto plain = compare_files({"cu121.json", "cu124.json"});
+  EXPECT_EQ(render("markdown", plain).find("n/a"), std::string::npos);
+  EXPECT_EQ(render("table", plain).find("n/a"), std::string::npos);
+}
+
 TEST(Report, CsvQuotesFieldsThatNeedIt) {
   auto a = test::matmul_workload("fp16", 64, 64, 64, {1, 1, 1}, status::error, "bad, \"very\" bad");
   auto b = test::matmul_workload("fp16", 64, 64, 64, {1, 1, 1});
