@@ -14,12 +14,15 @@ Each entry of the manifest names an output (relative to the repository root), it
 The compare runs inside the output's folder with those relative names, so what it prints (file
 names in its notes) does not depend on where the checkout lives. Entries under "historical" are
 outputs whose inputs are not committed, or that no option of today's binary reproduces; their
-first line says so and this script checks only that the line is there.
+first line says so and this script checks only that the line is there. --check also fails on a
+compare output under results/ that the manifest does not list (a markdown file with compare's
+summary line, a JSON file with compare_schema_version), so a new one cannot slip past it.
 """
 import argparse
 import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -48,6 +51,27 @@ def run_compare(binary, entry):
     if p.returncode not in (0, 1):
         sys.exit(f"regen_compares: {out}: `{' '.join(cmd)}` exited {p.returncode}:\n{p.stderr.decode()}")
     return p.stdout
+
+
+SUMMARY_LINE = re.compile(rb"^.+ vs .+: \d+ improved, \d+ regressed, \d+ unchanged, \d+ inconclusive", re.M)
+
+
+def unlisted_outputs(m):
+    """Compare outputs under results/ that the manifest names neither way."""
+    listed = {e["output"] for e in m["compares"]} | {h["output"] for h in m.get("historical", [])}
+    found = []
+    for folder, _, names in os.walk(os.path.join(ROOT, "results")):
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, ROOT)
+            if rel in listed or not name.endswith((".md", ".json")):
+                continue
+            with open(path, "rb") as f:
+                head = f.read(1 << 20)  # a compare's summary or schema key is never past its first MiB
+            if (name.endswith(".md") and SUMMARY_LINE.search(head)) or (
+                    name.endswith(".json") and b'"compare_schema_version"' in head):
+                found.append(rel)
+    return sorted(found)
 
 
 def main():
@@ -83,9 +107,12 @@ def main():
             first = f.readline()
         if HISTORICAL_MARK not in first:
             stale.append(h["output"] + f" (historical, but its first line does not say '{HISTORICAL_MARK}')")
+    if a.check:
+        stale += [f"{o} (a compare output that {MANIFEST} does not list)" for o in unlisted_outputs(m)]
     if stale:
-        print("regen_compares: not what today's binary prints for their inputs (run "
-              "scripts/regen_compares.py --bin build/cudabench and commit):\n  " + "\n  ".join(stale), file=sys.stderr)
+        print("regen_compares: compare outputs that are not what today's binary prints for their inputs (run "
+              "scripts/regen_compares.py --bin build/cudabench and commit), or not listed in " + MANIFEST + ":\n  " +
+              "\n  ".join(stale), file=sys.stderr)
         return 1
     if a.check:
         print(f"regen_compares: {len(m['compares'])} compare outputs current, {len(m.get('historical', []))} historical")

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,15 @@ struct run_context {
   // workload's `tuning` object from that file); null: tune as usual. A workload that cannot honour
   // a choice (not among this build's candidates) throws input_error naming it.
   const nlohmann::ordered_json* forced_tuning = nullptr;
+};
+
+// Thrown by workload::metrics() when a check it can only make once the timed repetitions have run
+// (a training step the loss scaler skipped while being timed) fails: the harness records the
+// workload as failed_validation with this message. Here and not in errors.hpp: only the GPU layer
+// raises or catches it.
+class validation_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct validation_outcome {
@@ -77,7 +87,13 @@ class workload {
   // time to first token read from the workload's own events).
   virtual void after_repetition(run_context& /*ctx*/) {}
 
-  // Turn the measurement into named metrics; the first is the kind's headline metric.
+  // Called once right before the first timed repetition (after warm-up, batch sizing and any graph
+  // capture; the stream is synchronised), so a workload can tell what happened while it was timed
+  // from what happened before.
+  virtual void before_timing(run_context& /*ctx*/) {}
+
+  // Turn the measurement into named metrics; the first is the kind's headline metric. Throws
+  // validation_error when something seen only after timing makes the measurement invalid.
   virtual metric_list metrics(const measurement& m) const = 0;
 
   // Release everything. Also runs (through the destructor) when an earlier phase threw.

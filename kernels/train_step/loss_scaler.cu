@@ -24,6 +24,7 @@ __global__ void update_kernel(scaler_state* s, scaler_config cfg) {
   if (s->found_inf) {
     s->scale *= cfg.backoff;
     s->growth_tracker = 0;
+    ++s->skipped;
   } else {
     ++s->step;
     if (++s->growth_tracker == cfg.interval) {

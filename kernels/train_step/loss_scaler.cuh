@@ -1,6 +1,7 @@
 // Dynamic loss scaling on the device, as torch.cuda.amp.GradScaler does it, with no host sync:
 //   find_nonfinite: found_inf |= any(!isfinite(grad))     (reads the scaled fp32 gradients)
-//   scaler_update:  if found_inf: scale *= backoff, growth_tracker = 0   (the optimizer skipped)
+//   scaler_update:  if found_inf: scale *= backoff, growth_tracker = 0, ++skipped (the optimizer
+//                   skipped the step)
 //                   else: ++step; if ++growth_tracker == interval: scale *= growth, tracker = 0
 //                   then found_inf = 0 for the next step.
 // The optimizer kernel (adamw.cuh) reads found_inf and does nothing when it is set.
@@ -17,6 +18,8 @@ struct scaler_state {
   int growth_tracker = 0;  // good steps since the last change of scale
   int found_inf = 0;       // set by find_nonfinite, cleared by scaler_update
   int step = 0;            // optimizer steps taken (skipped steps do not count), AdamW's t
+  int skipped = 0;         // steps skipped on overflow since init: train_step's skipped_steps, read
+                           // once after the timed repetitions instead of a sync per step
 };
 
 struct scaler_config {

@@ -6,8 +6,10 @@ import math
 import torch
 
 
-def time_per_run_ms(fn, settings, stream=None):
-    """Warm up, size a batch so one repetition lasts >= min_time_ms, return per-run ms samples."""
+def time_per_run_ms(fn, settings, stream=None, on_timed_start=None):
+    """Warm up, size a batch so one repetition lasts >= min_time_ms, return per-run ms samples.
+    on_timed_start, if given, is called once right before the timed repetitions (after warm-up and
+    the batch-sizing run), so a caller can count what happened during them alone."""
     reps = int(settings.get("repetitions", 5))
     warmup = int(settings.get("warmup", 2))
     min_time_ms = float(settings.get("min_time_ms", 25.0))
@@ -21,6 +23,8 @@ def time_per_run_ms(fn, settings, stream=None):
     end.synchronize()
     one = max(start.elapsed_time(end), 1e-3)
     runs = max(1, math.ceil(min_time_ms / one))
+    if on_timed_start is not None:
+        on_timed_start()
     samples = []
     for _ in range(reps):
         start.record()

@@ -6,6 +6,9 @@ layers x nn.Linear(hidden, hidden, bias=False) with ReLU between, fp32 parameter
 A step is zero_grad(set_to_none) + forward + backward + scaler.step + scaler.update, as written in
 the AMP recipe (scaler.step reads found_inf on the host: that sync is part of eager PyTorch).
 tflops = 6 * batch * layers * hidden^2 / step time, as in cudabench.
+skipped_steps, as in cudabench: the steps GradScaler skipped (inf/nan gradients) during the timed
+repetitions, counted without an extra sync: steps called minus AdamW's own step count (it does not
+advance on a skipped step), read once before and once after them. A skip fails validation.
 """
 import math
 
@@ -44,7 +47,10 @@ def run(params, settings):
                                       growth_interval=2000)
         state.update(model=model, x=x, target=target, opt=opt, scaler=scaler)
 
+        calls = [0]
+
         def step():
+            calls[0] += 1
             opt.zero_grad(set_to_none=True)
             with torch.autocast("cuda", dtype=dtype):
                 y = model(x)
@@ -54,8 +60,15 @@ def run(params, settings):
             scaler.update()
             return loss
 
+        def optimizer_steps():  # AdamW's per-parameter step count: skipped steps leave it alone
+            st = opt.state.get(next(model.parameters()), {})
+            return int(st["step"]) if "step" in st else 0
+
         first = float(step())
-        samples = time_per_run_ms(step, settings)
+        before = {}
+        samples = time_per_run_ms(step, settings,
+                                  on_timed_start=lambda: before.update(calls=calls[0], taken=optimizer_steps()))
+        skipped = (calls[0] - before["calls"]) - (optimizer_steps() - before["taken"])
         last = float(step())
     except torch.cuda.OutOfMemoryError as e:
         return {"status": "oom", "message": str(e).splitlines()[0], "metrics": {}}
@@ -64,6 +77,9 @@ def run(params, settings):
         torch.cuda.empty_cache()
     if not (math.isfinite(first) and math.isfinite(last)):
         return {"status": "failed_validation", "message": f"non-finite loss {first} -> {last}", "metrics": {}}
+    if skipped:
+        return {"status": "failed_validation",
+                "message": f"the loss scaler skipped {skipped} of the timed steps (inf/nan gradients)", "metrics": {}}
     flops = 6.0 * batch * layers * hidden * hidden
     return {
         "status": "ok",
@@ -72,5 +88,6 @@ def run(params, settings):
             "step_ms": time_metric(samples),
             "samples_per_s": rate_metric("samples/s", batch, 1.0, samples),
             "tflops": rate_metric("TFLOP/s", flops, 1e12, samples),
+            "skipped_steps": {"unit": "steps", "better": "lower", "samples": [float(skipped)]},
         },
     }

@@ -234,6 +234,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
                                    kMaxRunsPerRepetition / batch.runs);
       }
     }
+    w->before_timing(ctx);
     std::vector<double> launch_ms;  // graph-timed workloads: the one-by-one launch loop too
 
     measurement m;
@@ -295,6 +296,10 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     r.state = status::oom;
     r.message = e.what();
     if (e.requested_bytes()) r.oom_requested_bytes = e.requested_bytes();
+  } catch (const validation_error& e) {  // a check made after timing (workload::metrics)
+    r.state = status::failed_validation;
+    r.message = e.what();
+    if (r.validation) r.validation->passed = false;
   } catch (const unsupported_error& e) {
     r.state = status::unsupported;
     r.message = e.what();

@@ -1,9 +1,12 @@
 // train_step: first-step gradients against the CPU double reference (fp16 and bf16), the loss
 // falling over 50 steps, a corrupted compute weight failing validation, the loss scaler skipping
-// a step on an injected inf (and growing after its interval), and the workload through the
-// registry.
+// a step on an injected inf (and growing after its interval), the workload through the registry,
+// and through the harness: skipped_steps is 0 on a normal config, and a forced overflow of the
+// timed steps fails validation naming the count.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/registry.hpp"
+#include "cudabench/runner.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 #include "workloads/train_step/validate.hpp"
@@ -87,6 +91,7 @@ TEST(TrainStep, OverflowSkipsTheStepAndHalvesTheScale) {
   EXPECT_EQ(st.step, 0);
   EXPECT_EQ(st.growth_tracker, 0);
   EXPECT_EQ(st.found_inf, 0);
+  EXPECT_EQ(st.skipped, 1);
   EXPECT_EQ(download(t.master(), n), w0) << "a skipped step must not touch the weights";
 
   t.step(nullptr);  // a clean step at the lowered scale
@@ -95,6 +100,7 @@ TEST(TrainStep, OverflowSkipsTheStepAndHalvesTheScale) {
   EXPECT_EQ(st.scale, 32768.f);
   EXPECT_EQ(st.step, 1);
   EXPECT_EQ(st.growth_tracker, 1);
+  EXPECT_EQ(st.skipped, 1);
   EXPECT_NE(download(t.master(), n), w0);
 }
 
@@ -138,16 +144,59 @@ TEST(TrainStep, WorkloadVerifiesAndRuns) {
       measurement meas;
       meas.per_run_ms = {4.0};
       const metric_list ms = w->metrics(meas);
-      ASSERT_EQ(ms.size(), 3u);
+      ASSERT_EQ(ms.size(), 4u);
       EXPECT_EQ(ms[0].first, "step_ms");
       EXPECT_EQ(ms[1].first, "samples_per_s");
       EXPECT_DOUBLE_EQ(ms[1].second.median, 256 / 4e-3);
       EXPECT_EQ(ms[2].first, "tflops");
       EXPECT_DOUBLE_EQ(ms[2].second.median, 6.0 * 256 * 4 * 512 * 512 / 4e-3 / 1e12);
+      EXPECT_EQ(ms[3].first, "skipped_steps");
+      EXPECT_EQ(ms[3].second.unit, "steps");
+      EXPECT_EQ(ms[3].second.samples, std::vector<double>{0.0});
       w->teardown();
     }
     EXPECT_EQ(memory_tracker::current(), before);
   }
+}
+
+workload_result run_train_step_timed() {
+  workload_spec s;
+  s.kind = "train_step";
+  s.id = "train_step/dtype=fp16/layers=2/hidden=256/batch=128";
+  s.params["dtype"] = "fp16";
+  s.params["layers"] = 2;
+  s.params["hidden"] = 256;
+  s.params["batch"] = 128;
+  const kind_entry* k = find_kind("train_step");
+  EXPECT_NE(k, nullptr);
+  runner_options opts;
+  opts.settings.repetitions = 3;
+  opts.settings.warmup = 1;
+  opts.settings.min_time_ms = 2.0;
+  opts.settings.warmup_ms = 2.0;
+  const std::atomic<bool> stop{false};
+  return run_workload(s, &k->make, opts, stop);
+}
+
+// The harness path: before_timing() then the one read in metrics(). A normal config skips nothing;
+// a loss scale of 1e38 set right before the timed repetitions overflows every fp16 step there.
+TEST(TrainStep, TimedStepsSkippedByTheScalerAreCountedAndFailValidation) {
+  REQUIRE_GPU();
+  const workload_result ok = run_train_step_timed();
+  ASSERT_EQ(ok.state, status::ok) << ok.message;
+  const metric* skipped = ok.find_metric("skipped_steps");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(skipped->samples, std::vector<double>{0.0});
+
+  ::setenv("CUDABENCH_TRAIN_STEP_FORCE_SCALE", "1e38", 1);
+  const workload_result forced = run_train_step_timed();
+  ::unsetenv("CUDABENCH_TRAIN_STEP_FORCE_SCALE");
+  std::printf("forced: %s\n", forced.message.c_str());
+  EXPECT_EQ(forced.state, status::failed_validation);
+  EXPECT_NE(forced.message.find("the loss scaler skipped "), std::string::npos) << forced.message;
+  ASSERT_TRUE(forced.validation.has_value());
+  EXPECT_FALSE(forced.validation->passed);
+  EXPECT_TRUE(forced.metrics.empty());
 }
 
 }  // namespace

@@ -125,6 +125,13 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
   const auto stage = sh(k_scripts + "gpu-tests.sh unit nope");
   EXPECT_EQ(stage.exit_code, 2);
   EXPECT_NE(stage.err.find("gpu-tests: unknown stage 'nope'"), std::string::npos) << stage.err;
+  // Every stage is checked before any runs: `sanitize` is one (only 'nope' is named), and the list
+  // the error prints is the whole one.
+  const auto sanitize = sh(k_scripts + "gpu-tests.sh sanitize nope");
+  EXPECT_EQ(sanitize.exit_code, 2);
+  EXPECT_EQ(sanitize.err,
+            "gpu-tests: unknown stage 'nope' (stages: build unit gpu oracle quick full aa sens cudnn memlimit sanitize "
+            "baseline cuda12 profile)\n");
 }
 
 TEST(Scripts, RelativePathsAreTheCallers) {

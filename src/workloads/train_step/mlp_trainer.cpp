@@ -137,6 +137,12 @@ kernels::scaler_state mlp_trainer::read_scaler() const {
   return st;
 }
 
+void mlp_trainer::set_scale(float scale) {
+  kernels::scaler_state st = read_scaler();
+  st.scale = scale;
+  CUDABENCH_CHECK_CUDA(cudaMemcpy(state_.get(), &st, sizeof(st), cudaMemcpyHostToDevice));
+}
+
 float mlp_trainer::read_loss() const {
   float v = 0;
   CUDABENCH_CHECK_CUDA(cudaMemcpy(&v, loss_.get(), sizeof(v), cudaMemcpyDeviceToHost));

@@ -68,6 +68,7 @@ class mlp_trainer {
 
   // Synchronous host reads for validation and tests.
   kernels::scaler_state read_scaler() const;
+  void set_scale(float scale);  // synchronous; the test-only forced overflow of train_step
   float read_loss() const;
 
  private:

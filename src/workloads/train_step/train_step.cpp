@@ -6,10 +6,16 @@
 //            is finite (no overflow: the loss scale is unchanged and the step counted).
 //   run:     one step: forward, loss, backward, overflow check, AdamW, scale update.
 //   metrics: step_ms (headline), samples_per_s = batch / step time,
-//            tflops = 6 * batch * layers * hidden^2 / step time.
+//            tflops = 6 * batch * layers * hidden^2 / step time, skipped_steps = steps the loss
+//            scaler skipped (overflow) during the timed repetitions: the scaler's device counter,
+//            read once before and once after them. Any skip fails validation: a skipped step does
+//            no optimizer work, so the time would not be a training step's.
+// CUDABENCH_TRAIN_STEP_FORCE_SCALE=S (tests only) sets the loss scale to S right before the timed
+// repetitions, so a huge S (1e38) makes them overflow: the GPU test of the check above.
 #include "workloads/train_step/train_step.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -59,6 +65,7 @@ class train_step_workload final : public workload {
     const kernels::scaler_state after = trainer_->read_scaler();
     const float loss = trainer_->read_loss();
     const bool full_ok = std::isfinite(loss) && after.step == before.step + 1 && after.scale == before.scale;
+    skipped_before_timing_ = after.skipped;  // before_timing() moves it past warm-up
 
     validation_outcome out = grads;
     out.passed = grads.passed && falls.passed && sampled.passed && full_ok;
@@ -70,10 +77,23 @@ class train_step_workload final : public workload {
 
   void run(cudaStream_t stream) override { trainer_->step(stream); }
 
+  void before_timing(run_context& /*ctx*/) override {
+    if (const char* forced = std::getenv("CUDABENCH_TRAIN_STEP_FORCE_SCALE")) trainer_->set_scale(std::stof(forced));
+    skipped_before_timing_ = trainer_->read_scaler().skipped;
+  }
+
   metric_list metrics(const measurement& m) const override {
+    const kernels::scaler_state st = trainer_->read_scaler();  // the one read after the repetitions
+    const int skipped = st.skipped - skipped_before_timing_;
+    if (skipped > 0)
+      throw validation_error(fmt::format(
+          "the loss scaler skipped {} of the timed steps (inf/nan gradients; loss scale now {}): a skipped step "
+          "does no optimizer work, so its time is not a training step's",
+          skipped, st.scale));
     return {{"step_ms", time_metric(m.per_run_ms)},
             {"samples_per_s", rate_metric("samples/s", cfg_.batch, 1.0, m.per_run_ms)},
-            {"tflops", rate_metric("TFLOP/s", cfg_.flops_per_step(), 1e12, m.per_run_ms)}};
+            {"tflops", rate_metric("TFLOP/s", cfg_.flops_per_step(), 1e12, m.per_run_ms)},
+            {"skipped_steps", make_metric("steps", better::lower, {static_cast<double>(skipped)})}};
   }
 
   void teardown() override {
@@ -83,6 +103,7 @@ class train_step_workload final : public workload {
 
  private:
   train::mlp_config cfg_;
+  int skipped_before_timing_ = 0;       // the scaler's skip counter when timing began
   std::unique_ptr<blaslt_context> lt_;  // declared before trainer_: destroyed after it
   std::unique_ptr<train::mlp_trainer> trainer_;
 };
