@@ -47,6 +47,9 @@ struct compare_cell {
   bool throttled = false;             // clocks.throttled or any throttle reason in this file's run
   std::optional<double> sm_mhz;       // median SM clock over the repetitions, when recorded
   std::optional<double> power_w;      // median board power over the repetitions, when recorded
+  // Medians of the workload's `cycles` (Mcycles per run) and `energy_j` (J per run) metrics, when
+  // it has them (energy_metrics.hpp): what the row's time would be without the clock, and its energy.
+  std::optional<double> cycles, energy_j;
   nlohmann::ordered_json tuning = nlohmann::ordered_json::object();  // the workload's tuning choices
 };
 
@@ -62,8 +65,13 @@ struct compare_change {
   // after Holm over the tested rows: what "unchanged" or "inconclusive" could have seen. None for
   // rows judged by the threshold alone (deterministic) or not tested.
   std::optional<double> mde_pct;
-  std::string note;             // why: "candidate: oom: ...", "baseline median is 0", ...
-  std::string context;          // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W"
+  std::string note;  // why: "candidate: oom: ...", "baseline median is 0", ...
+  // How the workload's median cycles and energy per run moved, in %, positive = fewer (the sign of
+  // change_pct for a lower-is-better metric); none unless both sides have them. A reading aid beside
+  // the verdict, which stays the headline metric's: cycles that stay put while the time moved say
+  // the clock moved, not the code.
+  std::optional<double> cycles_change_pct, energy_change_pct;
+  std::string context;  // beside a changed row: "SM clock 1665 -> 1425 MHz, power 700 -> 699 W, cycles 0.3% fewer"
   bool tuning_differs = false;  // baseline and candidate tuners chose differently
 };
 
@@ -109,6 +117,8 @@ struct comparison {
   std::vector<compare_row> rows;
 
   std::size_t candidates() const { return labels.empty() ? 0 : labels.size() - 1; }
+  // Does any row have a cycles or energy change (files recorded with NVML's clock and energy)?
+  bool has_cycles_or_energy() const;
   // counts[verdict] for candidate c (0-based among candidates)
   std::array<int, verdict_count> counts(std::size_t candidate) const;
   // A `regressed` row, or a workload ok in the baseline that is not ok in a candidate.

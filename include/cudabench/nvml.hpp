@@ -28,6 +28,10 @@ class nvml_device {
   std::optional<unsigned> max_memory_clock_mhz() const;
   std::optional<double> power_limit_w() const;
   std::optional<double> power_usage_w() const;  // current board power draw
+  // Energy the GPU used since the driver was loaded, in mJ (nvmlDeviceGetTotalEnergyConsumption,
+  // Volta and newer). The driver updates it periodically, not continuously: energy_metrics.hpp says
+  // how short a window it can measure.
+  std::optional<std::uint64_t> total_energy_mj() const;
   std::optional<bool> ecc_enabled() const;
   std::optional<bool> mig_enabled() const;
   // Active clock-event (throttle) reasons as names; GPU idle is left out.

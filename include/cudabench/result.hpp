@@ -42,6 +42,9 @@ struct clock_record {
   std::vector<double> power_w;                // board power per repetition, read with sm_mhz; empty if unavailable
   std::vector<std::string> throttle_reasons;  // union over repetitions, NVML names
   bool throttled = false;                     // a repetition saw its SM clock drop or a slowdown reason
+  // Why the workload has no `energy_j` metric though NVML was available (energy_metrics.hpp: too
+  // short a repetition for the counter, no counter, cold L2); "" otherwise.
+  std::string energy_absent;
 };
 
 struct workload_result {

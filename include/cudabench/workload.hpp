@@ -55,6 +55,9 @@ inline constexpr double graph_timing_below_ms = 1.0;
 struct measurement {
   std::vector<double> per_run_ms;       // one sample per repetition: batch elapsed / runs in batch
   std::uint64_t peak_memory_bytes = 0;  // own allocations + library workspaces, after warm-up
+  // Energy per run in J, one per repetition, from NVML's energy counter (energy_metrics.hpp); empty
+  // when it was not measured, so a kind's energy-derived metrics (tflops_per_w) are absent too.
+  std::vector<double> energy_j_per_run;
 };
 
 using metric_list = std::vector<std::pair<std::string, metric>>;

@@ -27,6 +27,7 @@
 #include "cudabench/multiple_testing.hpp"
 #include "cudabench/noise_floor.hpp"
 #include "cudabench/round_test.hpp"
+#include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 
 namespace cudabench {
@@ -58,6 +59,13 @@ std::array<int, verdict_count> comparison::counts(std::size_t candidate) const {
     ++out[static_cast<std::size_t>(r.changes[candidate].outcome)];
   }
   return out;
+}
+
+bool comparison::has_cycles_or_energy() const {
+  for (const auto& r : rows)
+    for (const auto& ch : r.changes)
+      if (ch.cycles_change_pct || ch.energy_change_pct) return true;
+  return false;
 }
 
 bool comparison::any_regression() const {
@@ -205,6 +213,45 @@ std::string clock_context(const compare_cell& base, const compare_cell& cand) {
   return out;
 }
 
+constexpr const char* clock_not_code_note = "clock: cycles unchanged";
+
+// Change per run in %, positive = fewer (the baseline's median over the candidate's, as change_pct
+// reads for a lower-is-better metric); none unless both sides measured it and the baseline is not 0.
+std::optional<double> fewer_pct(std::optional<double> base, std::optional<double> cand) {
+  if (!base || !cand || !(*base > 0)) return std::nullopt;
+  const double pct = (*base - *cand) / *base * 100.0 + 0.0;  // no -0
+  return std::isfinite(pct) ? std::optional<double>(pct) : std::nullopt;
+}
+
+// "cycles 1.4% fewer" / "energy 3.0% more", for the context of a changed row.
+std::string fewer_text(const char* what, double pct) {
+  return fmt::format("{} {:.1f}% {}", what, std::abs(pct), pct >= 0 ? "fewer" : "more");
+}
+
+// The reading aids beside a row whose both sides ran: cycles and energy per run, and for a changed
+// time or rate whose cycles stayed within the threshold, the note that the clock moved, not the
+// code. Cycles are time x clock: when the clock explains the change, they stay put; the threshold is
+// the one that calls a change of the headline "unchanged". A reading aid, not a verdict: the clock
+// is a point sample per repetition (docs/statistics.md "Cycles and energy").
+void add_cycles_and_energy(const compare_row& row, const compare_cell& base, const compare_cell& cand,
+                           double threshold_pct, compare_change& ch) {
+  if (!base.present || !cand.present || base.state != status::ok || cand.state != status::ok) return;
+  ch.cycles_change_pct = fewer_pct(base.cycles, cand.cycles);
+  ch.energy_change_pct = fewer_pct(base.energy_j, cand.energy_j);
+  if (ch.outcome != verdict::improved && ch.outcome != verdict::regressed) return;
+  if (ch.cycles_change_pct)
+    ch.context += (ch.context.empty() ? "" : ", ") + fewer_text("cycles", *ch.cycles_change_pct);
+  if (ch.energy_change_pct)
+    ch.context += (ch.context.empty() ? "" : ", ") + fewer_text("energy", *ch.energy_change_pct);
+  const unit_class u = classify_unit(row.unit);
+  const bool timed = u == unit_class::time || u == unit_class::rate;
+  if (timed && row.metric != "cycles" && ch.cycles_change_pct && std::abs(*ch.cycles_change_pct) < threshold_pct) {
+    // In the note (JSON, CSV, HTML) and the context line the text reports print for changed rows.
+    ch.note += (ch.note.empty() ? "" : "; ") + std::string(clock_not_code_note);
+    ch.context += (ch.context.empty() ? "" : "; ") + std::string(clock_not_code_note);
+  }
+}
+
 // How much noisier than documented this comparison's rounds are: for every row with rounds on
 // both sides, its pooled between-round variance of log medians over the kind's round_sd^2,
 // divided by the median of chi^2_df / df (Wilson-Hilferty), so a row with exactly the documented
@@ -337,6 +384,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       auto& ch = r.changes[k];
       if (ch.outcome == verdict::improved || ch.outcome == verdict::regressed)
         ch.context = clock_context(r.cells[0], r.cells[k + 1]);
+      add_cycles_and_energy(r, r.cells[0], r.cells[k + 1], opt.threshold_pct, ch);
     }
 
   for (const auto& f : files) out.rounds.push_back(std::max(1, f.rounds));

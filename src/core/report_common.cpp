@@ -79,6 +79,18 @@ std::string format_mde(std::optional<double> pct) {
                       : fmt::format("{:.2g}%", *pct);
 }
 
+std::string format_fewer(std::optional<double> pct) {
+  if (!pct || !std::isfinite(*pct)) return "-";
+  return fmt::format("{:+.1f}%", *pct);
+}
+
+std::string cycles_energy_text(const compare_change& ch) {
+  std::string s;
+  if (ch.cycles_change_pct) s = "cycles " + format_fewer(ch.cycles_change_pct);
+  if (ch.energy_change_pct) s += (s.empty() ? "" : ", ") + std::string("energy ") + format_fewer(ch.energy_change_pct);
+  return s;
+}
+
 std::string mde_line(const comparison& c, std::size_t candidate) {
   std::vector<double> v;
   const compare_row* worst = nullptr;

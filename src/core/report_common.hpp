@@ -28,6 +28,12 @@ std::string format_mde(std::optional<double> pct);
 // "minimum detectable change (80% power): median 1.1% over 40 tested rows, 31 within 2%;
 // largest 56% (matmul fp16 1024³)", so a run of "unchanged" says what it could have seen.
 std::string mde_line(const comparison& c, std::size_t candidate);
+// The cycles and energy columns: "+1.4%" (positive = fewer per run), "-" when not measured.
+std::string format_fewer(std::optional<double> pct);
+// "cycles +1.4%, energy -3.0%" for one candidate's row, "" when neither was measured on both sides.
+std::string cycles_energy_text(const compare_change& ch);
+inline constexpr const char* cycles_energy_legend =
+    "cycles, energy: change of the medians per run, positive = fewer (NVML; docs/statistics.md)";
 // "alpha 0.05, threshold 2%"
 std::string settings_text(const comparison& c);
 bool any_throttled(const comparison& c);

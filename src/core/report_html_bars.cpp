@@ -88,6 +88,8 @@ std::string bars_chart(const comparison& cmp, std::size_t cand, const std::vecto
     value += " " + report_detail::verdict_text(ch.outcome);
     if (ch.p_adjusted) value += " (p " + report_detail::format_p(ch.p_adjusted) + ")";
     if (ch.mde_pct) value += " mde " + report_detail::format_mde(ch.mde_pct);
+    const std::string aids = report_detail::cycles_energy_text(ch);
+    if (!aids.empty()) value += "; " + aids;
     c.text(x1 + 12, ym + 4, value, "start", ch.outcome == verdict::regressed ? "bad" : "", ch.context);
   }
   for (auto& [v, dn] : bars)
@@ -139,6 +141,7 @@ std::string comparison_section(const comparison& cmp) {
     s += "<p class=\"sub\">" + html::escape(report_detail::throttle_footnote) + "</p>";
   const auto context = report_detail::context_notes(cmp);
   if (!context.empty()) s += "<p>Beside the changed rows (clocks, power, tuning):</p>" + list(context);
+  if (cmp.has_cycles_or_energy()) s += "<p class=\"sub\">" + html::escape(report_detail::cycles_energy_legend) + "</p>";
   const auto failures = report_detail::failure_notes(cmp);
   if (!failures.empty()) s += "<p>Failures:</p>" + list(failures);
   return s + "</section>\n";

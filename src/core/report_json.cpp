@@ -1,6 +1,6 @@
 // JSON: the whole comparison for scripts and dashboards, documented by
-// configs/schema/compare.schema.json (compare_schema_version "1.0"); for a run summary, the result
-// file itself.
+// configs/schema/compare.schema.json (compare_schema_version "1.3"; 1.3 added cycles and energy);
+// for a run summary, the result file itself.
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +14,7 @@ namespace cudabench {
 void json_reporter::report(const comparison& c, std::ostream& out) const {
   using oj = nlohmann::ordered_json;
   oj j;
-  j["compare_schema_version"] = "1.2";
+  j["compare_schema_version"] = "1.3";
   j["alpha"] = c.alpha;
   j["threshold_pct"] = c.threshold_pct;
   j["power"] = c.power;
@@ -61,6 +61,8 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
         v["round_medians"] = cell.round_medians;
         if (cell.sm_mhz) v["sm_mhz"] = *cell.sm_mhz;
         if (cell.power_w) v["power_w"] = *cell.power_w;
+        if (cell.cycles) v["cycles"] = *cell.cycles;
+        if (cell.energy_j) v["energy_j"] = *cell.energy_j;
       } else {
         v["message"] = cell.message;
       }
@@ -84,6 +86,8 @@ void json_reporter::report(const comparison& c, std::ostream& out) const {
                          {"p_value", opt(ch.p_value)},
                          {"p_adjusted", opt(ch.p_adjusted)},
                          {"mde_pct", opt(ch.mde_pct)},
+                         {"cycles_change_pct", opt(ch.cycles_change_pct)},
+                         {"energy_change_pct", opt(ch.energy_change_pct)},
                          {"rounds_baseline", ch.rounds_baseline},
                          {"rounds_candidate", ch.rounds_candidate},
                          {"note", ch.note},

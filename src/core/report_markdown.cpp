@@ -27,10 +27,13 @@ std::string escape(const std::string& s) {
 
 std::string change_verdict(const compare_change& ch);
 
-// "-4.0% [-4.6, -3.4] regressed (mde 1.2%)": the minimum detectable change beside every tested row.
+// "-4.0% [-4.6, -3.4] regressed (mde 1.2%; cycles -0.3%, energy +1.0%)": the minimum detectable
+// change beside every tested row, and where both files measured them the cycles and energy per run.
 std::string change_cell(const compare_change& ch) {
-  const std::string mde = ch.mde_pct ? " (mde " + format_mde(ch.mde_pct) + ")" : "";
-  return change_verdict(ch) + mde;
+  std::string aside = ch.mde_pct ? "mde " + format_mde(ch.mde_pct) : "";
+  const std::string aids = cycles_energy_text(ch);
+  if (!aids.empty()) aside += (aside.empty() ? "" : "; ") + aids;
+  return change_verdict(ch) + (aside.empty() ? "" : " (" + aside + ")");
 }
 
 std::string change_verdict(const compare_change& ch) {
@@ -101,7 +104,8 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   for (std::size_t k = 0; k < nc; ++k) out << escape(mde_line(c, k)) << "  \n";
   out << "<sub>" << settings_text(c)
       << "; change: positive = better, [95% confidence interval], (mde: minimum detectable change); "
-      << escape(c.noise_summary) << "</sub>\n";
+      << (c.has_cycles_or_energy() ? std::string(cycles_energy_legend) + "; " : "") << escape(c.noise_summary)
+      << "</sub>\n";
 }
 
 void markdown_reporter::report(const result_file& r, std::ostream& out) const {

@@ -71,6 +71,8 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   }
 
   const std::size_t nc = c.candidates();
+  // Files recorded without NVML's clock and energy (every file before them) print as they always did.
+  const bool aids = c.has_cycles_or_energy();
   std::vector<std::vector<std::string>> grid;
   std::vector<std::vector<const char*>> colours;
   std::vector<bool> right{false};
@@ -87,6 +89,11 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
     header.push_back("mde" + suffix);
     header.push_back("verdict" + suffix);
     right.insert(right.end(), {true, true, true, true, false});
+    if (aids) {
+      header.push_back("cycles" + suffix);
+      header.push_back("energy" + suffix);
+      right.insert(right.end(), {true, true});
+    }
   }
   grid.push_back(header);
   colours.emplace_back();
@@ -103,6 +110,11 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
       line.push_back(applicable ? format_mde(ch.mde_pct) : "");
       line.push_back(applicable ? verdict_text(ch.outcome) : "");
       col.insert(col.end(), {"", "", "", "", options_.color && applicable ? colour_of(ch.outcome) : ""});
+      if (aids) {
+        line.push_back(applicable ? format_fewer(ch.cycles_change_pct) : "");
+        line.push_back(applicable ? format_fewer(ch.energy_change_pct) : "");
+        col.insert(col.end(), {"", ""});
+      }
     }
     grid.push_back(line);
     colours.push_back(col);
@@ -126,7 +138,8 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   if (c.single_round_warning) out << "note: " << *c.single_round_warning << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << '\n';
   for (std::size_t k = 0; k < nc; ++k) out << mde_line(c, k) << '\n';
-  out << "(" << settings_text(c) << "; change: positive = better; " << c.noise_summary << ")\n";
+  out << "(" << settings_text(c) << "; change: positive = better; "
+      << (aids ? std::string(cycles_energy_legend) + "; " : "") << c.noise_summary << ")\n";
 }
 
 void table_reporter::report(const result_file& r, std::ostream& out) const {

@@ -121,6 +121,7 @@ nlohmann::ordered_json to_json(const result_file& r) {
                    {"throttle_reasons", w.clocks.throttle_reasons},
                    {"throttled", w.clocks.throttled}};
     if (!w.clocks.power_w.empty()) o["clocks"]["power_w"] = w.clocks.power_w;
+    if (!w.clocks.energy_absent.empty()) o["clocks"]["energy_absent"] = w.clocks.energy_absent;
     if (!w.tuning.empty()) o["tuning"] = w.tuning;
     if (!w.tuning_by_round.empty()) o["tuning_by_round"] = w.tuning_by_round;
     if (w.peak_memory_bytes || w.oom_requested_bytes) {

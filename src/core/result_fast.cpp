@@ -62,6 +62,7 @@ enum field : std::uint8_t {
   f_throttle_reasons,
   f_throttled,
   f_power_w,
+  f_energy_absent,
   // memory
   f_peak_bytes,
   f_oom_requested_bytes,
@@ -266,6 +267,7 @@ bool fast_sax::key(J::string_t& k) {
           : k == "throttle_reasons" ? f_throttle_reasons
           : k == "throttled"        ? f_throttled
           : k == "power_w"          ? f_power_w
+          : k == "energy_absent"    ? f_energy_absent
                                     : f_unknown;
       break;
     case ctx::memory:
@@ -348,6 +350,10 @@ bool fast_sax::on_scalar(const scalar& v) {
       }
     case ctx::clocks:
       if (pending_ == f_unknown) return true;
+      if (pending_ == f_energy_absent && v.k == scalar::string) {
+        w_.clocks.energy_absent = std::move(*v.s);
+        return true;
+      }
       if (pending_ != f_throttled || v.k != scalar::boolean) return false;
       w_.clocks.throttled = v.b;
       return true;

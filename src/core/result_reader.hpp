@@ -203,6 +203,8 @@ class result_reader {
         out.clocks.throttle_reasons = strings_at(*v, join(cp, "throttle_reasons"));
       if (const J* v = field(*c, cp, "throttled", false)) out.clocks.throttled = bool_at(*v, join(cp, "throttled"));
       if (const J* v = field(*c, cp, "power_w", false)) out.clocks.power_w = numbers_at(*v, join(cp, "power_w"));
+      if (const J* v = field(*c, cp, "energy_absent", false))
+        out.clocks.energy_absent = string_at(*v, join(cp, "energy_absent"));
     }
     if (const J* t = field(w, path, "tuning", false)) out.tuning = object_at(*t, join(path, "tuning"));
     if (const J* t = field(w, path, "tuning_by_round", false)) {

@@ -99,6 +99,8 @@ workload_result merge_one(const std::string& id, const gathered& g, int nrounds,
           out.clocks.throttle_reasons.end())
         out.clocks.throttle_reasons.push_back(r);
     out.clocks.throttled = out.clocks.throttled || w->clocks.throttled;
+    if (out.clocks.energy_absent.empty() && !w->clocks.energy_absent.empty())  // the first round's reason
+      out.clocks.energy_absent = fmt::format("round {}: {}", round + 1, w->clocks.energy_absent);
     if (w->peak_memory_bytes)
       out.peak_memory_bytes = std::max(out.peak_memory_bytes.value_or(0), *w->peak_memory_bytes);
     if (w->oom_requested_bytes && !out.oom_requested_bytes) out.oom_requested_bytes = w->oom_requested_bytes;

@@ -19,6 +19,8 @@ unit_class classify_unit(const std::string& unit) {
   if (u.size() > 2 && u.compare(u.size() - 2, 2, "/s") == 0) return unit_class::rate;
   for (const char* s : {"B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"})
     if (u == s) return unit_class::size;
+  for (const char* s : {"Mcycles", "J", "J/token", "TFLOP/s/W"})
+    if (u == s) return unit_class::energy;
   return unit_class::other;
 }
 
@@ -36,6 +38,9 @@ std::optional<std::string> impossible_sample(double x, const std::string& unit) 
       break;
     case unit_class::size:
       if (x < 0) return fmt::format("{} is not a possible size (sizes are >= 0)", shown);
+      break;
+    case unit_class::energy:
+      if (x < 0) return fmt::format("{} is not possible (cycles and energy are >= 0)", shown);
       break;
     case unit_class::other: break;
   }

@@ -160,7 +160,8 @@ nlohmann::ordered_json probe_environment(int device, const std::string& label) {
   d["ecc"] =
       nvml.ecc_enabled() ? nlohmann::ordered_json(*nvml.ecc_enabled()) : nlohmann::ordered_json(p.ECCEnabled != 0);
   d["mig"] = opt(nvml.mig_enabled());
-  if (!nvml.available()) e["nvml"] = "unavailable: " + nvml.unavailable_reason() + " (clocks not recorded)";
+  if (!nvml.available())
+    e["nvml"] = "unavailable: " + nvml.unavailable_reason() + " (clocks, cycles and energy not recorded)";
   return e;
 }
 

@@ -3,8 +3,9 @@
 // min_time_ms with CUDA events and the sample is elapsed / runs; runs shorter than
 // graph_timing_below_ms are replayed from a captured graph where the workload allows it, and
 // their one-by-one launch time is kept as the `launch_ms` metric; clocks and throttle reasons read
-// after each repetition; peak memory from the tracker and cudaMemGetInfo deltas; every failure
-// caught here, once, and turned into a status.
+// after each repetition, and NVML's energy counter before and after it, for the `cycles` and
+// `energy_j` metrics (energy_metrics.hpp); peak memory from the tracker and cudaMemGetInfo deltas;
+// every failure caught here, once, and turned into a status.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/energy_metrics.hpp"
 #include "cudabench/nvml.hpp"
 #include "cudabench/runner.hpp"
 #include "cudabench/timing.hpp"
@@ -66,9 +68,14 @@ struct clock_reader {
     cudaDeviceGetPCIBusId(bus, sizeof(bus), device);
     return bus;
   }
-  void after_repetition(clock_record& c) {
-    if (!nvml.available()) return;
-    if (auto mhz = nvml.sm_clock_mhz()) c.sm_mhz.push_back(*mhz);
+  // Returns this repetition's SM clock, which its `cycles` sample needs (none when unreadable).
+  std::optional<double> after_repetition(clock_record& c) {
+    if (!nvml.available()) return std::nullopt;
+    std::optional<double> clock;
+    if (auto mhz = nvml.sm_clock_mhz()) {
+      c.sm_mhz.push_back(*mhz);
+      clock = *mhz;
+    }
     if (auto w = nvml.power_usage_w()) c.power_w.push_back(*w);
     if (auto reasons = nvml.throttle_reasons())
       for (const auto& r : *reasons) {
@@ -76,6 +83,10 @@ struct clock_reader {
           c.throttle_reasons.push_back(r);
         if (is_slowdown_reason(r)) c.throttled = true;
       }
+    return clock;
+  }
+  std::optional<std::uint64_t> energy_mj() const {
+    return nvml.available() ? nvml.total_energy_mj() : std::optional<std::uint64_t>();
   }
   // A repetition whose SM clock fell more than 10% below the workload's best is flagged too.
   static void flag_drops(clock_record& c) {
@@ -238,6 +249,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     std::vector<double> launch_ms;  // graph-timed workloads: the one-by-one launch loop too
 
     measurement m;
+    std::vector<repetition_reading> readings;
     // Only the timed repetitions run inside the profiler's range, so `ncu --profile-from-start off`
     // (or nsys's cudaProfilerApi capture range) sees what is measured and not setup, tuning,
     // validation or warm-up. Without a profiler attached these calls do nothing.
@@ -246,6 +258,19 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
       if (stop) throw std::runtime_error("interrupted");
       double elapsed = 0;
       long timed_runs = runs;
+      repetition_reading reading;
+      // The energy counter is read on both sides of the timed region only, and the clock right after
+      // it (before the graph path's launch loop), so both describe what the sample timed.
+      const std::optional<std::uint64_t> energy_before = clocks.energy_mj();
+      auto close_window = [&] {
+        const std::optional<std::uint64_t> energy_after = clocks.energy_mj();
+        reading.energy_counter_read = energy_before && energy_after;
+        if (reading.energy_counter_read) {
+          reading.energy_counter_went_back = *energy_after < *energy_before;
+          if (!reading.energy_counter_went_back) reading.energy_mj = *energy_after - *energy_before;
+        }
+        reading.sm_mhz = clocks.after_repetition(r.clocks);
+      };
       if (flusher) {
         // Cold: each run is preceded by a flush, which must stay outside the timed region.
         for (long i = 0; i < runs; ++i) {
@@ -256,6 +281,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
           CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
           elapsed += end.since(start);
         }
+        close_window();
       } else if (batch) {
         start.record(ctx.stream);
         for (long i = 0; i < replays; ++i) batch.exec.launch(ctx.stream);
@@ -263,6 +289,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         timed_runs = replays * batch.runs;
         elapsed = end.since(start);
+        close_window();
         // The launch-inclusive time, as un-captured runs are timed: kept as `launch_ms`.
         start.record(ctx.stream);
         for (long i = 0; i < runs; ++i) w->run(ctx.stream);
@@ -275,10 +302,13 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         end.record(ctx.stream);
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         elapsed = end.since(start);
+        close_window();
       }
       CUDABENCH_CHECK_LAUNCH();
-      clocks.after_repetition(r.clocks);
       m.per_run_ms.push_back(elapsed / static_cast<double>(timed_runs));
+      reading.per_run_ms = m.per_run_ms.back();
+      reading.runs = timed_runs;
+      readings.push_back(reading);
       w->after_repetition(ctx);
       CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
       mem.sample();
@@ -286,8 +316,13 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     profiled.stop();
     clock_reader::flag_drops(r.clocks);
     m.peak_memory_bytes = mem.peak();
+    const cycle_energy_metrics power = cycle_and_energy_metrics(readings, clocks.nvml.available(), flusher != nullptr);
+    m.energy_j_per_run = power.energy_per_run;
     r.metrics = w->metrics(m);
     if (!launch_ms.empty()) r.metrics.emplace_back("launch_ms", time_metric(launch_ms));
+    if (power.cycles) r.metrics.emplace_back("cycles", *power.cycles);
+    if (power.energy_j) r.metrics.emplace_back("energy_j", *power.energy_j);
+    r.clocks.energy_absent = power.energy_absent;
     r.peak_memory_bytes = m.peak_memory_bytes;
     w->teardown();
     r.state = status::ok;

@@ -102,6 +102,13 @@ std::optional<double> nvml_device::power_usage_w() const {
   return mw / 1000.0;
 }
 
+std::optional<std::uint64_t> nvml_device::total_energy_mj() const {
+  auto f = sym<nvml_return (*)(nvml_dev, unsigned long long*)>(lib_, "nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long mj = 0;
+  if (!dev_ || !f || f(dev_, &mj) != 0) return std::nullopt;
+  return mj;
+}
+
 std::optional<double> nvml_device::power_limit_w() const {
   auto f = sym<nvml_return (*)(nvml_dev, unsigned*)>(lib_, "nvmlDeviceGetPowerManagementLimit");
   unsigned mw = 0;

@@ -45,6 +45,12 @@ TEST(SampleRules, UnitsAreClassified) {
   EXPECT_EQ(classify_unit("MiB"), unit_class::size);
   EXPECT_EQ(classify_unit("GB"), unit_class::size);
   EXPECT_EQ(classify_unit("loss"), unit_class::other);
+  EXPECT_EQ(classify_unit("Mcycles"), unit_class::energy);
+  EXPECT_EQ(classify_unit("J"), unit_class::energy);
+  EXPECT_EQ(classify_unit("J/token"), unit_class::energy);
+  EXPECT_EQ(classify_unit("TFLOP/s/W"), unit_class::energy);
+  EXPECT_EQ(*impossible_sample(-0.5, "J"), "-0.5 J is not possible (cycles and energy are >= 0)");
+  EXPECT_FALSE(impossible_sample(0.5, "J/token"));
   EXPECT_FALSE(impossible_sample(0.001, "ms"));
   EXPECT_FALSE(impossible_sample(0, "TFLOP/s"));
   EXPECT_FALSE(impossible_sample(-3, "loss"));

@@ -139,6 +139,15 @@ TEST(Result, MemoryObjectOnlyWhenSet) {
   EXPECT_EQ(j["workloads"][1]["memory"].dump(), R"({"oom_requested_bytes":25769803776})");
 }
 
+TEST(Result, EnergyAbsentOnlyWhenSetAndReadBack) {
+  result_file r = sample_result();
+  EXPECT_FALSE(to_json(r)["workloads"][0]["clocks"].contains("energy_absent"));  // files as before
+  r.workloads[0].clocks.energy_absent = "repetition 0 lasted 25 ms, shorter than the 1000 ms an energy sample needs";
+  const auto j = to_json(r);
+  EXPECT_EQ(j["workloads"][0]["clocks"]["energy_absent"], r.workloads[0].clocks.energy_absent);
+  EXPECT_EQ(result_from_json(j, "x.json").workloads[0].clocks.energy_absent, r.workloads[0].clocks.energy_absent);
+}
+
 TEST(Result, WriteToMissingDirectoryIsInputError) {
   EXPECT_THROW(write_result_file(sample_result(), "/nonexistent-dir/x.json"), input_error);
 }

@@ -103,6 +103,14 @@ TEST(ResultStream, VariationsTheFastReaderMustGetRight) {
          j["workloads"][0]["validation"]["future"] = true;
          j["future_top"] = {1, 2, 3};
        }},
+      {"cycles, energy and why energy is absent",
+       [](auto& j) {
+         auto& w = j["workloads"][0];
+         w["metrics"]["cycles"] = {{"unit", "Mcycles"}, {"better", "lower"}, {"samples", {0.42, 0.43}}};
+         w["metrics"]["energy_j"] = {{"unit", "J"}, {"better", "lower"}, {"samples", {0.11, 0.12}}};
+         w["clocks"]["energy_absent"] = "the energy counter did not advance in repetition 1";
+         j["workloads"][1]["clocks"]["energy_absent"] = "repetition 0 lasted 25 ms";
+       }},
       {"keys reordered",
        [](auto& j) {
          auto& w = j["workloads"][0];

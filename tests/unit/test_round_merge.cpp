@@ -57,6 +57,21 @@ TEST(RoundMerge, DifferentTuningIsKeptPerRound) {
   EXPECT_EQ(m.workloads[0].tuning_by_round[1]["tuning"]["v"], 2);
 }
 
+TEST(RoundMerge, EnergyOfTheRoundsThatHaveItAndTheFirstReasonWhyNot) {
+  // Round 1 measured energy; round 2's repetitions were too short: its samples are round 1's alone,
+  // and the merged workload says which round lacked it and why.
+  workload_result with = step({1.0, 1.1});
+  with.metrics.emplace_back("energy_j", make_metric("J", better::lower, {0.7, 0.72}));
+  workload_result without = step({1.2, 1.3});
+  without.clocks.energy_absent = "repetition 0 lasted 25 ms";
+  const result_file m = merge_rounds({round_of({with}), round_of({without})});
+  const metric* e = m.workloads[0].find_metric("energy_j");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->samples, (std::vector<double>{0.7, 0.72}));
+  EXPECT_EQ(e->rounds, (std::vector<int>{0, 0}));
+  EXPECT_EQ(m.workloads[0].clocks.energy_absent, "round 2: repetition 0 lasted 25 ms");
+}
+
 TEST(RoundMerge, AFailedRoundMakesTheWorkloadFailedButKeepsTheSamples) {
   auto bad = step({1.0});
   bad.metrics.clear();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "cudabench/energy_metrics.hpp"
 #include "cudabench/errors.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
 #include "workloads/llm_decode/validate.hpp"
@@ -248,6 +249,9 @@ metric_list llm_decode_workload::metrics(const measurement& m) const {
   out.emplace_back("peak_memory_gb",
                    make_metric("GB", better::lower, {static_cast<double>(m.peak_memory_bytes) / 1e9}));
   out.emplace_back("weights_gb", make_metric("GB", better::lower, {weight_bytes_ / 1e9}));
+  // Energy of a whole generate (prefill included) per generated token: the first token is prefill's.
+  if (auto j = joules_per_work_metric("J/token", steps + 1.0, m.energy_j_per_run))
+    out.emplace_back("j_per_token", std::move(*j));
   return out;
 }
 

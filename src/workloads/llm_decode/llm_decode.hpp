@@ -9,7 +9,8 @@
 //
 // Metrics (headline first): decode_tokens_per_s, tpot_ms, ttft_ms (5 samples each, from the last
 // run of each repetition), total_ms (the harness's per-run time), bandwidth_gbps (weights + KV
-// bytes read per decode step / tpot), peak_memory_gb and weights_gb (one sample each).
+// bytes read per decode step / tpot), peak_memory_gb and weights_gb (one sample each), and where
+// energy was measured j_per_token (a whole generate's energy / generated tokens, energy_metrics.hpp).
 //
 // Validation: a model small enough for the CPU reference is checked itself (first-step logits and
 // greedy tokens vs a double-precision reference on the same weights); a bigger one validates a

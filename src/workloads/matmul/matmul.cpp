@@ -16,6 +16,7 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/dtype_cuda.hpp"
+#include "cudabench/energy_metrics.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
@@ -372,6 +373,9 @@ metric_list matmul_workload::metrics(const measurement& m) const {
   metric_list out;
   out.emplace_back("time_ms", time_metric(m.per_run_ms));
   out.emplace_back("tflops", rate_metric("TFLOP/s", flops, 1e12, m.per_run_ms));
+  // TFLOP per joule is TFLOP/s per watt: the work a unit of energy buys, whatever the clock did.
+  if (auto eff = work_per_joule_metric("TFLOP/s/W", flops / 1e12, m.energy_j_per_run))
+    out.emplace_back("tflops_per_w", std::move(*eff));
   return out;
 }
 

@@ -8,7 +8,8 @@
 // dtype: fp32 (true FP32, CUBLAS_COMPUTE_32F, no TF32), tf32 (fp32 storage, TF32 tensor cores),
 // fp16 / bf16 (16-bit in and out, fp32 accumulate), fp8 (e4m3 A and B, bf16 out, fp32
 // accumulate; unsupported below compute capability 8.9).
-// Metrics: time_ms, tflops = 2·m·n·k·batch / time.
+// Metrics: time_ms, tflops = 2·m·n·k·batch / time, and where energy was measured tflops_per_w =
+// 2·m·n·k·batch / energy per run (energy_metrics.hpp).
 #pragma once
 #include <memory>
 
