@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
+#include "cudabench/row_names.hpp"
 #include "test_support.hpp"
 #include "workloads/transformer_memory/dropout_rng.hpp"
 #include "workloads/transformer_memory/saved_tensors.hpp"
@@ -146,4 +147,20 @@ TEST(TransformerTrain, FullSuiteTrainRows) {
         "transformer_memory/batch=128/seq_len=512/dtype=fp32/mode=train\n",
         "transformer_memory/batch=128/seq_len=512/dtype=fp32/mode=train/mem_limit=25769803776\n"})
     EXPECT_NE(r.output.find(id), std::string::npos) << id << "\n" << r.output;
+}
+
+// Compare tables and reports name the rows: inference unsaid, train and the cap spelled out.
+TEST(TransformerTrain, RowNames) {
+  const auto* names = cudabench::find_row_name("transformer_memory");
+  ASSERT_NE(names, nullptr);
+  nlohmann::ordered_json p = {{"batch", 32}, {"seq_len", 512}, {"dtype", "fp32"}};
+  EXPECT_EQ(cudabench::describe_workload(*names, p), "transformer_memory fp32 batch 32 seq 512");
+  p["mode"] = "inference";
+  EXPECT_EQ(cudabench::describe_workload(*names, p), "transformer_memory fp32 batch 32 seq 512");
+  p["mode"] = "train";
+  p["mem_limit"] = 25769803776ull;
+  EXPECT_EQ(cudabench::describe_workload(*names, p), "transformer_memory fp32 batch 32 seq 512 train cap 24GiB");
+  p["dropout"] = 0.0;
+  EXPECT_EQ(cudabench::describe_workload(*names, p),
+            "transformer_memory fp32 batch 32 seq 512 train dropout 0.0 cap 24GiB");
 }
