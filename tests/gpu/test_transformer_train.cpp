@@ -46,7 +46,7 @@ validation_outcome validate(const transformer::config& c, std::uint64_t seed) {
 
 // Exact semantics: the reference drops exactly the elements the kernels dropped, so the
 // tolerance is inference's (1e-4 fp32), not a statistical one.
-TEST(TransformerTrain, MatchesCpuReferenceWithTheSameMasks) {
+TEST(TransformerTrainGpu, MatchesCpuReferenceWithTheSameMasks) {
   REQUIRE_GPU();
   for (double p : {0.1, 0.5, 0.0}) {
     const validation_outcome v = validate(train_config(dtype::fp32, p), 21);
@@ -61,7 +61,7 @@ TEST(TransformerTrain, MatchesCpuReferenceWithTheSameMasks) {
 
 // A different mask seed must change the output (the masks are really applied): the reference
 // with seed 1234 against a device run with seed 99 fails.
-TEST(TransformerTrain, OtherMasksFailValidation) {
+TEST(TransformerTrainGpu, OtherMasksFailValidation) {
   REQUIRE_GPU();
   blaslt_context lt;
   transformer::config c = train_config(dtype::fp32, 0.1);
@@ -87,7 +87,7 @@ TEST(TransformerTrain, OtherMasksFailValidation) {
 // accounting's saved bytes less the inference-only buffers (enc_x and dec_x, and the larger
 // inference scratch: validation_config runs one sequence per chunk, 150 x 128 elements in train,
 // max(4 * 150 * 128, ...) = 76800 in inference).
-TEST(TransformerTrain, PeakIsTheAccountingPlusTheWorkingSet) {
+TEST(TransformerTrainGpu, PeakIsTheAccountingPlusTheWorkingSet) {
   REQUIRE_GPU();
   blaslt_context lt;
   const transformer::config inf = transformer::validation_config(dtype::fp32);
@@ -117,7 +117,7 @@ TEST(TransformerTrain, PeakIsTheAccountingPlusTheWorkingSet) {
 
 // A train row whose own mem_limit is below what it needs: status oom, the bytes of the
 // allocation that failed, the message naming the row's limit; the next row (no cap) runs.
-TEST(TransformerTrain, RowMemLimitReportsOom) {
+TEST(TransformerTrainGpu, RowMemLimitReportsOom) {
   REQUIRE_GPU();
   const fs::path dir = fs::temp_directory_path();
   const fs::path suite = dir / "cudabench_train_oom_suite.json", out = dir / "cudabench_train_oom.json";
