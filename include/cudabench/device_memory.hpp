@@ -11,7 +11,8 @@
 namespace cudabench {
 
 struct memory_tracker {
-  static void set_limit(std::uint64_t bytes);  // 0 = no limit
+  // 0 = no limit; `source` names it in the oom message ("--mem-limit", "the row's mem_limit").
+  static void set_limit(std::uint64_t bytes, const char* source = "--mem-limit");
   static std::uint64_t limit();
   static std::uint64_t current();
   static std::uint64_t peak();

@@ -35,6 +35,7 @@ struct kind_row_name {
 // Builders that keep the entries one line each.
 name_part row_part(std::string key, std::string prefix = "", std::string suffix = "", std::string omit = "");
 name_part row_part_bytes(std::string key);
+name_part row_part_bytes_prefixed(std::string key, std::string prefix);  // "cap 24GiB"
 name_part row_part_base_name(std::string key);
 name_part row_part_joined(std::vector<std::string> keys, std::string separator, std::string all_equal = "");
 

@@ -6,6 +6,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "kernels/transformer_memory/attention_flash_tf32x3.cuh"
 #include "kernels/transformer_memory/attention_tf32x3.cuh"
+#include "workloads/transformer_memory/dropout_rng.hpp"
 
 namespace cudabench::kernels {
 namespace {
@@ -26,12 +27,22 @@ __device__ inline __half from_f<__half>(float x) {
   return __float2half_rn(x);
 }
 
-// grid (ceil(sq / 128), heads, batch), block 128.
-template <class T, int HD>
+// Train mode's extras (attention_args): dropout on the probabilities and the logsumexp.
+struct train_extras {
+  std::uint32_t threshold = 0;
+  float scale = 1.f;
+  std::uint64_t seed = 0;
+  float* lse = nullptr;
+  std::int64_t lse_stride = 0;
+};
+
+// grid (ceil(sq / 128), heads, batch), block 128. Train: the train_extras apply (a separate
+// instantiation, so the inference kernel does not carry the hash in its inner loop).
+template <class T, int HD, bool Train>
 __global__ void __launch_bounds__(block_queries)
     attention_kernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o,
                      std::int64_t ldq, std::int64_t ldk, std::int64_t ldv, std::int64_t ldo, int sq, int sk,
-                     float scale_log2) {
+                     float scale_log2, train_extras tx) {
   __shared__ __align__(16) float ks[tile_keys][HD];
   __shared__ __align__(16) float vs[tile_keys][HD];
   const int b = blockIdx.z, h = blockIdx.y;
@@ -90,8 +101,15 @@ __global__ void __launch_bounds__(block_queries)
     for (int d = 0; d < HD; ++d) acc[d] *= corr;
 #pragma unroll
     for (int j = 0; j < tile_keys; ++j) {
-      const float p = j < nvalid ? exp2f(s[j] - mt) : 0.f;
-      l += p;
+      float p = j < nvalid ? exp2f(s[j] - mt) : 0.f;
+      l += p;  // the normaliser is the softmax's, before dropout
+      if constexpr (Train) {
+        if (tx.threshold != 0) {
+          const std::uint64_t idx =
+              ((static_cast<std::uint64_t>(b) * gridDim.y + h) * sq + (active ? qi : 0)) * sk + (k0 + j);
+          p = transformer::dropout_keep(tx.seed, idx, tx.threshold) ? p * tx.scale : 0.f;
+        }
+      }
 #pragma unroll
       for (int d = 0; d < HD; d += 4) {
         const float4 v4 = *reinterpret_cast<const float4*>(&vs[j][d]);
@@ -104,6 +122,11 @@ __global__ void __launch_bounds__(block_queries)
     m = mt;
   }
   if (!active) return;
+  if constexpr (Train) {
+    if (tx.lse)
+      tx.lse[(static_cast<std::int64_t>(b) * gridDim.y + h) * tx.lse_stride + qi] =
+          (m + log2f(l)) * 0.6931471805599453f;
+  }
   const float inv_l = 1.f / l;
   T* orow = o + (static_cast<std::int64_t>(b) * sq + qi) * ldo + h * HD;
 #pragma unroll
@@ -115,9 +138,15 @@ void launch(const attention_args& a, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((a.sq + block_queries - 1) / block_queries), static_cast<unsigned>(a.heads),
                   static_cast<unsigned>(a.batch));
   const float scale_log2 = 1.4426950408889634f / sqrtf(static_cast<float>(HD));
-  attention_kernel<T, HD><<<grid, block_queries, 0, stream>>>(static_cast<const T*>(a.q), static_cast<const T*>(a.k),
-                                                              static_cast<const T*>(a.v), static_cast<T*>(a.o), a.ldq,
-                                                              a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2);
+  const train_extras tx{a.dropout_threshold, a.dropout_scale, a.dropout_seed, a.lse, a.lse_stride};
+  if (a.dropout_threshold != 0 || a.lse)
+    attention_kernel<T, HD, true><<<grid, block_queries, 0, stream>>>(
+        static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), static_cast<T*>(a.o), a.ldq,
+        a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2, tx);
+  else
+    attention_kernel<T, HD, false><<<grid, block_queries, 0, stream>>>(
+        static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), static_cast<T*>(a.o), a.ldq,
+        a.ldk, a.ldv, a.ldo, a.sq, a.sk, scale_log2, tx);
   CUDABENCH_CHECK_LAUNCH();
 }
 
@@ -146,7 +175,8 @@ const char* attention_variant_name(attention_variant v) {
 
 bool attention_head_dim_supported(int head_dim) { return head_dim == 16 || head_dim == 32 || head_dim == 64; }
 void attention_forward(const attention_args& a, cudaStream_t stream) {
-  if (a.type != dtype::fp16 && a.head_dim == 64) {
+  const bool train = a.dropout_threshold != 0 || a.lse;  // only the CUDA-core kernel has the train extras
+  if (!train && a.type != dtype::fp16 && a.head_dim == 64) {
     if (a.variant == attention_variant::tf32x3_two_pass) return attention_forward_tf32x3(a, stream);
     if (a.variant == attention_variant::tf32x3_flash) return attention_forward_flash_tf32x3(a, stream);
   }

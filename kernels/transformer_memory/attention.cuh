@@ -39,6 +39,17 @@ struct attention_args {
   dtype type = dtype::fp32;  // element type of Q, K, V, O: fp32 (float) or fp16 (__half); math is fp32
   // Used for fp32 with head_dim 64 only; everything else runs the CUDA-core kernel.
   attention_variant variant = attention_variant::tf32x3_two_pass;
+  // Train mode (transformer_memory mode train), CUDA-core kernel only, whatever `variant` says:
+  // dropout on the probabilities as PyTorch's SDPA applies it (P' = P * keep / (1 - p), the
+  // softmax normaliser taken before dropout), keep = transformer::dropout_keep(dropout_seed,
+  // ((b * heads + h) * sq + i) * sk + j); no mask is stored (PyTorch's memory-efficient kernel
+  // regenerates it from its seed). `lse` (may be null): float logsumexp of each score row, at
+  // lse[(b * heads + h) * lse_stride + i], what that kernel saves for backward.
+  std::uint32_t dropout_threshold = 0;  // 0: no dropout
+  float dropout_scale = 1.f;
+  std::uint64_t dropout_seed = 0;
+  float* lse = nullptr;
+  std::int64_t lse_stride = 0;
 };
 
 // head_dim must be 16, 32 or 64 (std::invalid_argument otherwise). Dispatches on

@@ -86,6 +86,12 @@ name_part row_part_bytes(std::string key) {
   return p;
 }
 
+name_part row_part_bytes_prefixed(std::string key, std::string prefix) {
+  name_part p = row_part_bytes(std::move(key));
+  p.prefix = std::move(prefix);
+  return p;
+}
+
 name_part row_part_base_name(std::string key) {
   name_part p = row_part(std::move(key));
   p.format = name_format::base_name;

@@ -13,7 +13,10 @@ const std::vector<kind_row_name>& kind_row_names() {
        {row_part_base_name("model"), row_part("dtype"), row_part_joined({"prompt_tokens", "max_length"}, "→"),
         row_part("batch", "batch ", "", "1")}},
       {"resnet50", {row_part("dtype"), row_part("batch", "batch "), row_part("image_size", "", "px", "224")}},
-      {"transformer_memory", {row_part("dtype"), row_part("batch", "batch "), row_part("seq_len", "seq ")}},
+      {"transformer_memory",
+       {row_part("dtype"), row_part("batch", "batch "), row_part("seq_len", "seq "),
+        row_part("mode", "", "", "inference"), row_part("dropout", "dropout "),
+        row_part_bytes_prefixed("mem_limit", "cap ")}},
       {"train_step",
        {row_part("dtype"), row_part("layers", "layers "), row_part("hidden", "hidden "), row_part("batch", "batch ")}},
   };

@@ -12,11 +12,15 @@
 namespace cudabench {
 namespace {
 std::atomic<std::uint64_t> g_limit{0}, g_current{0}, g_peak{0};
+std::atomic<const char*> g_limit_source{"--mem-limit"};  // a string literal: never freed
 
 std::string gib(std::uint64_t b) { return fmt::format("{:.2f} GiB", b / 1073741824.0); }
 }  // namespace
 
-void memory_tracker::set_limit(std::uint64_t bytes) { g_limit = bytes; }
+void memory_tracker::set_limit(std::uint64_t bytes, const char* source) {
+  g_limit_source = source;
+  g_limit = bytes;
+}
 std::uint64_t memory_tracker::limit() { return g_limit; }
 std::uint64_t memory_tracker::current() { return g_current; }
 std::uint64_t memory_tracker::peak() { return g_peak; }
@@ -26,8 +30,8 @@ void* device_allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   const std::uint64_t limit = g_limit;
   if (limit != 0 && g_current + bytes > limit)
-    throw oom_error(fmt::format("allocation of {} would exceed --mem-limit {} ({} in use)", gib(bytes), gib(limit),
-                                gib(g_current)),
+    throw oom_error(fmt::format("allocation of {} would exceed {} {} ({} in use)", gib(bytes), g_limit_source.load(),
+                                gib(limit), gib(g_current)),
                     bytes);
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, bytes);

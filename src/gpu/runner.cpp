@@ -59,7 +59,13 @@ result_file run_suite(const suite& s, const factory_lookup& factories, const run
   for (std::size_t i = 0; i < n && !stop; ++i) {
     const auto& spec = s.workloads[i];
     obs.on_workload_start(i, n, spec);
+    // A row's own `mem_limit` (transformer_memory's, for the seed's 24 GB card) caps it like
+    // --mem-limit; the smaller applies, and the run's limit is back for the next row.
+    const std::uint64_t row_limit = spec.has("mem_limit") ? spec.params.at("mem_limit").get<std::uint64_t>() : 0;
+    const bool row_caps = row_limit != 0 && (opts.mem_limit == 0 || row_limit < opts.mem_limit);
+    if (row_caps) memory_tracker::set_limit(row_limit, "the row's mem_limit");
     workload_result r = run_workload(spec, factories(spec.kind), opts, stop);
+    if (row_caps) memory_tracker::set_limit(opts.mem_limit);
     obs.on_workload_done(i, n, r);
     out.workloads.push_back(std::move(r));
     save();

@@ -30,6 +30,9 @@ int chunk_sequences(const config& c) {
 std::int64_t scratch_elems(const config& c) {
   const std::int64_t d = c.d_model, f = c.dim_feedforward, n = chunk_sequences(c);
   const std::int64_t ms = n * c.src_len, mt = n * c.tgt_len;  // tokens per chunk
+  // Train mode writes projections, attention and hidden layers into their saved buffers; only
+  // out_proj's and linear2's outputs wait here for their dropout.
+  if (c.train()) return std::max(ms, mt) * d;
   return std::max({4 * ms * d, 4 * mt * d, 2 * mt * d + 2 * ms * d, ms * f, mt * f});
 }
 
@@ -43,9 +46,11 @@ const float k_one = 1.f;  // alpha and beta of the residual GEMMs (D = W·X + bi
 std::uint64_t model::planned_bytes(const config& c) {
   std::uint64_t params = 0;
   for (const auto& e : param_table(c)) params += (e.numel + 63) / 64 * 64;
-  const std::uint64_t act = 2 * (c.src_tokens() + c.tgt_tokens()) * static_cast<std::uint64_t>(c.d_model) +
+  // Inference: src, tgt, enc_x, dec_x; train: src, tgt and the saved tensors.
+  const std::uint64_t streams = c.train() ? 1 : 2;
+  const std::uint64_t act = streams * (c.src_tokens() + c.tgt_tokens()) * static_cast<std::uint64_t>(c.d_model) +
                             static_cast<std::uint64_t>(scratch_elems(c));
-  return (params + act) * c.elem_bytes();
+  return (params + act) * c.elem_bytes() + (c.train() ? saved_bytes_total(c.saved_shape()) : 0);
 }
 
 model::model(const blaslt_context& lt, const config& cfg)
@@ -58,9 +63,15 @@ model::model(const blaslt_context& lt, const config& cfg)
   const std::size_t d = static_cast<std::size_t>(cfg.d_model);
   src_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.src_tokens()) * d * eb);
   tgt_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
-  enc_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.src_tokens()) * d * eb);
-  dec_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
+  if (cfg.train()) {
+    if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw input_error("transformer: dropout must be in [0, 1)");
+    cfg_.attention = kernels::attention_variant::cuda_core;  // the kernel with dropout and logsumexp
+  } else {
+    enc_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.src_tokens()) * d * eb);
+    dec_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
+  }
   scratch_ = device_buffer<std::byte>(static_cast<std::size_t>(scratch_elems(cfg)) * eb);
+  if (cfg.train()) allocate_saved();
 
   // GEMM plans are for one chunk of `chunk_` sequences.
   const std::int64_t cs = static_cast<std::int64_t>(chunk_) * cfg.src_len,
@@ -220,7 +231,7 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
 }
 
 std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced) {
-  const bool only_cuda_core = cfg_.dtype == dtype::fp16 || cfg_.head_dim() != 64;
+  const bool only_cuda_core = cfg_.dtype == dtype::fp16 || cfg_.head_dim() != 64 || cfg_.train();
   if (forced) {  // replay (`--tuning-from`); verify() still checks the kernel against the reference
     for (auto v : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
                    kernels::attention_variant::tf32x3_flash})
@@ -234,7 +245,8 @@ std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const
   }
   if (only_cuda_core) {
     cfg_.attention = kernels::attention_variant::cuda_core;
-    return "attention: cuda-core (the only kernel for this dtype/head_dim)";
+    return cfg_.train() ? "attention: cuda-core (train mode: the kernel with dropout and logsumexp)"
+                        : "attention: cuda-core (the only kernel for this dtype/head_dim)";
   }
   // Random Q/K/V: the kernels' speed does not depend on the values, but the check compares
   // outputs, which should not be degenerate.
@@ -262,7 +274,10 @@ void model::feed_forward(const ffn_block& f, void* x, int seq, cudaStream_t s) c
   }
 }
 
+void* model::output() const { return cfg_.train() ? dec_norm_saved_.at(1) : dec_x_.get(); }
+
 void model::forward(cudaStream_t s) const {
+  if (cfg_.train()) return forward_train(s);
   const std::int64_t ms = cfg_.src_tokens(), mt = cfg_.tgt_tokens();
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(enc_x_.get(), src_.get(), src_.bytes(), cudaMemcpyDeviceToDevice, s));
   for (const auto& l : enc_) {  // post-norm: x = norm1(x + sa(x)); x = norm2(x + ff(x))

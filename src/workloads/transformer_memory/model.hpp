@@ -21,6 +21,12 @@
 // bias+ReLU into linear1's epilogue, and attention never materialises [B, H, S, S] scores.
 // Default shape, batch 128, seq 512, fp32: 176 MB + 4 * 128 MiB + 64 MiB + 8 MiB ~= 0.75 GB;
 // batch 32: 176 MB + 4 * 32 MiB + 64 MiB + 8 MiB ~= 0.39 GB.
+//
+// Train mode (config::mode, model_train.cpp) keeps what autograd would: weights, src, tgt, one
+// device buffer per saved_tensors.hpp entry (the stream moves through them -- each LayerNorm
+// writes its saved output, the next sub-layer reads it -- so enc_x/dec_x are not allocated), and
+// a scratch of one chunk's [m, D] for out_proj's and linear2's outputs before their dropout. The
+// attention is the CUDA-core kernel with dropout and logsumexp (no tuner).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -32,7 +38,9 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
 #include "kernels/transformer_memory/attention.cuh"
+#include "kernels/transformer_memory/train_ops.cuh"
 #include "workloads/transformer_memory/config.hpp"
+#include "workloads/transformer_memory/dropout_rng.hpp"
 #include "workloads/transformer_memory/params.hpp"
 
 namespace cudabench::transformer {
@@ -57,9 +65,9 @@ class model {
   const config& cfg() const { return cfg_; }
   parameters& params() { return params_; }
   const parameters& params() const { return params_; }
-  void* src() const { return src_.get(); }       // [batch, src_len, d_model]
-  void* tgt() const { return tgt_.get(); }       // [batch, tgt_len, d_model]
-  void* output() const { return dec_x_.get(); }  // [batch, tgt_len, d_model]
+  void* src() const { return src_.get(); }  // [batch, src_len, d_model]
+  void* tgt() const { return tgt_.get(); }  // [batch, tgt_len, d_model]
+  void* output() const;                     // [batch, tgt_len, d_model]
   std::size_t output_elems() const { return static_cast<std::size_t>(cfg_.tgt_tokens()) * cfg_.d_model; }
 
   // Bytes of the memory plan above, excluding the cuBLASLt workspace.
@@ -108,6 +116,33 @@ class model {
   void norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s) const;
   void* scratch_at(std::int64_t elem_offset) const;
 
+  // Train mode: one device buffer per entry of a saved_tensors.hpp list, in its order.
+  struct saved_block {
+    std::vector<device_buffer<std::byte>> b;
+    void* at(std::size_t i) const { return b.at(i).get(); }
+    float* stats(std::size_t i) const { return reinterpret_cast<float*>(b.at(i).get()); }
+  };
+  struct encoder_saved {
+    saved_block sa, ff;
+  };
+  struct decoder_saved {
+    saved_block sa, ca, ff;
+  };
+  static saved_block allocate(const saved_list& l);
+  void allocate_saved();
+  void forward_train(cudaStream_t s) const;
+  kernels::dropout_params dropout_at(int layer, dropout_site site, std::uint8_t* mask, std::uint64_t offset) const;
+  const void* self_attention_train(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* x,
+                                   int seq, int layer, bool decoder, cudaStream_t s) const;
+  const void* cross_attention_train(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* y,
+                                    const void* memory, int layer, cudaStream_t s) const;
+  const void* feed_forward_train(const ffn_block& f, const saved_block& sv, const norm_ptrs& n, const void* x, int seq,
+                                 int layer, cudaStream_t s) const;
+  // x + dropout(y) over `tokens` rows into sv's tail (mask, sum, stats, norm output at `tail`),
+  // then the LayerNorm; y holds the rows [row0, row0 + tokens) of the sub-layer output.
+  void add_and_norm_chunk(const saved_block& sv, std::size_t tail, const void* x, const void* y, std::int64_t row0,
+                          std::int64_t tokens, int layer, dropout_site site, cudaStream_t s) const;
+
   const blaslt_context& lt_;
   config cfg_;
   int chunk_;  // sequences per sub-layer chunk, a divisor of the batch
@@ -116,6 +151,9 @@ class model {
   std::vector<encoder_layer> enc_;
   std::vector<decoder_layer> dec_;
   norm_ptrs enc_norm_{}, dec_norm_{};
+  std::vector<encoder_saved> enc_saved_;  // train mode only
+  std::vector<decoder_saved> dec_saved_;
+  saved_block enc_norm_saved_, dec_norm_saved_;
 };
 
 }  // namespace cudabench::transformer

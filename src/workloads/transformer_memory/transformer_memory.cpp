@@ -4,7 +4,7 @@
 //            setup with the size asked for, and RAII releases what was already allocated.
 //   verify:  the full-size forward is finite; the small validation shape through the same code
 //            matches the CPU double reference.
-//   run:     one forward pass.
+//   run:     one forward pass (mode train: with dropout, keeping what autograd saves; model.hpp).
 //   metrics: peak_memory_mb (headline; own allocations + library workspaces, from the harness),
 //            time_ms, tokens_per_s = batch * seq_len / time (source tokens; target has as many).
 #include "workloads/transformer_memory/transformer_memory.hpp"
@@ -21,6 +21,7 @@ namespace cudabench {
 namespace {
 
 constexpr std::size_t workspace_bytes = 8u << 20;
+constexpr double default_dropout = 0.1;  // nn.Transformer's default
 
 class transformer_memory_workload final : public workload {
  public:
@@ -29,6 +30,12 @@ class transformer_memory_workload final : public workload {
     cfg_.src_len = cfg_.tgt_len = static_cast<int>(spec.get_int("seq_len"));
     cfg_.dtype = parse_dtype(spec.get_string("dtype"), "transformer_memory", {dtype::fp32, dtype::fp16});
     weights_ = spec.get_string("weights");
+    // `mode` and `dropout` have no schema default, so rows that do not name them keep their ids.
+    const bool train = spec.has("mode") && spec.get_string("mode") == "train";
+    cfg_.mode = train ? transformer::run_mode::train : transformer::run_mode::inference;
+    if (spec.has("dropout") && !train)
+      throw input_error(spec.id + ": dropout applies only with mode \"train\" (eval mode has no dropout)");
+    cfg_.dropout = train ? (spec.has("dropout") ? spec.get_number("dropout") : default_dropout) : 0.0;
   }
 
   void setup(run_context& ctx) override {
@@ -36,6 +43,7 @@ class transformer_memory_workload final : public workload {
     // 8 MiB of cuBLASLt workspace: these GEMMs are large enough in M not to need split-K, and
     // the workspace counts toward the peak this workload reports.
     auto lt = std::make_unique<blaslt_context>(workspace_bytes);
+    cfg_.dropout_seed = ctx.seed * 1000003ull + 17;
     auto m = std::make_unique<transformer::model>(*lt, cfg_);
     if (weights_ == "random") {
       m->init_random(ctx.seed, ctx.stream);
@@ -65,6 +73,9 @@ class transformer_memory_workload final : public workload {
     // ... and the attention kernel the tuner chose, so the reference check covers what is timed.
     transformer::config small_cfg = transformer::validation_config(cfg_.dtype);
     small_cfg.attention = model_->cfg().attention;
+    small_cfg.mode = cfg_.mode;  // train: the same dropout rate, and the reference draws the same masks
+    small_cfg.dropout = cfg_.dropout;
+    small_cfg.dropout_seed = cfg_.dropout_seed + 1;
     transformer::model small(*lt_, small_cfg);
     small.init_random(ctx.seed + 101, ctx.stream);
     const transformer::host_snapshot snap = transformer::snapshot(small);
@@ -108,7 +119,8 @@ kind_schema transformer_memory_schema() {
   s.kind = "transformer_memory";
   s.description =
       "Peak memory and time of one torch.nn.Transformer forward (d_model 512, 8 heads, 6+6 layers, ff 2048, "
-      "post-norm, ReLU, eval, no masks, batch_first) on batch x seq_len source and target tokens";
+      "post-norm, ReLU, no masks, batch_first) on batch x seq_len source and target tokens: in eval mode (inference), "
+      "or in training mode with autograd on (train: dropout, every tensor the backward needs kept)";
   param_def batch = make_param("batch", param_type::integer, "sequences per forward pass");
   batch.required = true;
   batch.min = 1;
@@ -123,7 +135,21 @@ kind_schema transformer_memory_schema() {
       make_param("weights", param_type::string,
                  "`random` (seeded) or a .safetensors file of torch.nn.Transformer's state_dict (F32)", "random");
   weights.in_id = false;  // weights change neither the time nor the memory measured
-  s.params = {batch, seq, dtype, weights};
+  // No defaults: a row without them is today's inference row, with today's id.
+  param_def mode = make_param("mode", param_type::string,
+                              "inference (eval, no_grad; the default) or train (training mode, autograd on: "
+                              "dropout, and every tensor the backward would need kept until the end)");
+  mode.choices = {"inference", "train"};
+  param_def dropout = make_param("dropout", param_type::number,
+                                 "mode train: dropout probability, 0 <= p <= 0.99 (default 0.1, torch's)");
+  dropout.min = 0;
+  dropout.max = 0.99;
+  param_def mem_limit =
+      make_param("mem_limit", param_type::bytes,
+                 "this row's device-memory cap, e.g. 24GiB: allocations past it fail as status oom, as under "
+                 "--mem-limit (the smaller of the two applies)");
+  mem_limit.min = 1;
+  s.params = {batch, seq, dtype, mode, dropout, weights, mem_limit};
   // Checked by the suite parser (kind_rules.hpp), so validate refuses a missing file too.
   kind_rule file;
   file.type = rule_type::keyword_or_file;

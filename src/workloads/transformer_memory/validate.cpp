@@ -48,11 +48,12 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
   const auto& c = m.cfg();
   out.passed = nonfinite == 0 && out.max_rel_error <= tolerance;
   out.message = fmt::format(
-      "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} vs CPU double reference: "
+      "transformer d_model {} heads {} ff {} layers {}+{} batch {} src {} tgt {} {} {} vs CPU double reference: "
       "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
-      dtype_name(c.dtype), kernels::attention_variant_name(c.effective_attention()), got.size(), out.max_rel_error,
-      worst, got[worst], ref[worst], nonfinite, tolerance);
+      dtype_name(c.dtype), c.train() ? fmt::format("train (dropout {}, the same masks)", c.dropout) : "inference",
+      kernels::attention_variant_name(c.effective_attention()), got.size(), out.max_rel_error, worst, got[worst],
+      ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }
