@@ -21,8 +21,8 @@ std::string energy_problem(const std::vector<repetition_reading>& reps, bool col
     if (window < energy_min_window_ms)
       return fmt::format(
           "repetition {} lasted {:.0f} ms, shorter than the {:.0f} ms an energy sample needs (the counter advances "
-          "every 20-100 ms); --min-time-ms {:.0f} records energy",
-          i, window, energy_min_window_ms, energy_min_window_ms);
+          "about every 100 ms); --min-time-ms {:.0f} records energy",
+          i, window, energy_min_window_ms, energy_advised_min_time_ms);
   }
   for (std::size_t i = 0; i < reps.size(); ++i) {
     if (reps[i].energy_counter_went_back)
