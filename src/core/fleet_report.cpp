@@ -6,15 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "report_common.hpp"
+
 namespace cudabench {
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+// CSV quoting is report_common's (one rule for every CSV the tool writes: a field with a comma,
+// quote, \n or \r is quoted).
+using report_detail::csv_field;
 
 struct row {
   std::string workload, gpus, median, spread, range, outliers;
@@ -91,8 +90,8 @@ std::string format_fleet_summary(const fleet_file& f, summary_format format) {
     for (const auto& w : f.workloads)
       for (const auto& v : w.values) {
         const auto& g = f.gpus[v.gpu];
-        s << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.id), w.metric, w.unit, csv_field(g.host),
-                         g.index, to_string(v.state), v.value ? fmt::format("{:.6g}", *v.value) : "",
+        s << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(w.id), csv_field(w.metric), csv_field(w.unit),
+                         csv_field(g.host), g.index, to_string(v.state), v.value ? fmt::format("{:.6g}", *v.value) : "",
                          v.value ? fmt::format("{:.2f}", v.verdict.deviation_pct) : "",
                          v.value ? fmt::format("{:.2f}", v.verdict.robust_z) : "",
                          v.value && v.verdict.outlier ? "true" : "false");

@@ -12,6 +12,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"
 #include "cudabench/fleet_compare.hpp"
+#include "cudabench/fleet_report.hpp"
 
 using namespace cudabench;
 
@@ -277,4 +278,30 @@ TEST(FleetCompare, GpusAreMatchedByHostAndIndex) {
   EXPECT_EQ(missing, std::vector<std::string>{"node01 GPU 1"});
   EXPECT_EQ(m[0].name, "node01 GPU 0");
   EXPECT_EQ(m[0].results.size(), 2u);
+}
+
+// The fleet CSV quotes as every other CSV of the tool: a host name with a carriage return (or a
+// comma, or a quote) is one quoted field, not a broken row.
+TEST(FleetReport, CsvQuotesCarriageReturnsCommasAndQuotes) {
+  fleet_file f;
+  f.gpus.push_back({});
+  f.gpus[0].host = "node\r01";
+  f.gpus.push_back({});
+  f.gpus[1].host = "rack \"7\", node 2";
+  fleet_workload w;
+  w.id = "matmul/dtype=fp16";
+  w.metric = "time_ms";
+  w.unit = "ms";
+  for (std::size_t g = 0; g < 2; ++g) {
+    fleet_value v;
+    v.gpu = g;
+    v.value = 1.5;
+    w.values.push_back(v);
+  }
+  f.workloads.push_back(w);
+  const std::string csv = format_fleet_summary(f, summary_format::csv);
+  EXPECT_EQ(csv,
+            "id,metric,unit,host,index,status,value,deviation_pct,robust_z,outlier\n"
+            "matmul/dtype=fp16,time_ms,ms,\"node\r01\",0,ok,1.5,0.00,0.00,false\n"
+            "matmul/dtype=fp16,time_ms,ms,\"rack \"\"7\"\", node 2\",0,ok,1.5,0.00,0.00,false\n");
 }
