@@ -185,6 +185,36 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
   ::unsetenv("CUDABENCH_LLM_GEMV");
 }
 
+// CUDABENCH_LLM_GEMV=SITE:V pins only the sites named (a planted slowdown of a few percent for the
+// verdict tests); the others are still tuned; malformed values are input errors naming the value.
+TEST(LlmDecode, GemvForcingPerSite) {
+  REQUIRE_GPU();
+  harness h;
+  ::setenv("CUDABENCH_LLM_GEMV", "o:3,down:2", 1);
+  auto w = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+  w->setup(h.ctx);
+  ::unsetenv("CUDABENCH_LLM_GEMV");
+  const nlohmann::ordered_json t = w->tuning();
+  EXPECT_EQ(t["gemv"]["o"], 3);
+  EXPECT_EQ(t["gemv"]["down"], 2);
+  const std::string summary = w->engine().tuning();
+  EXPECT_NE(summary.find("o 4w/u16 (forced by CUDABENCH_LLM_GEMV)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("qkv "), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("qkv 8w/u8 (forced"), std::string::npos) << summary;  // qkv was tuned
+  EXPECT_TRUE(w->verify(h.ctx).passed);
+  for (const char* bad : {"o:9", "o:", "out:1", "o:1,", "qkv=1"}) {
+    ::setenv("CUDABENCH_LLM_GEMV", bad, 1);
+    auto b = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
+    try {
+      b->setup(h.ctx);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+    ::unsetenv("CUDABENCH_LLM_GEMV");
+  }
+}
+
 // A cache of 262,144 positions with 8 query heads per KV head: the smallest split that keeps 64
 // splits is 4096 positions, whose block needs ~170 KB of shared memory; the larger candidates
 // would not fit, so the tuner must be offered only that one, and decode steps must run.

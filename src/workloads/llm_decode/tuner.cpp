@@ -2,8 +2,12 @@
 #include "workloads/llm_decode/tuner.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +18,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
+#include "cudabench/tuner_timer.hpp"
 #include "kernels/llm_decode/gemv.cuh"
 
 namespace cudabench::llm {
@@ -26,23 +31,63 @@ int smallest_decode_chunk(int max_len) {
   return chunk;
 }
 
+namespace {
+
+// One variant number of CUDABENCH_LLM_GEMV (`env` is the whole value, for the message).
+int parse_variant(const std::string& text, const char* env) {
+  char* rest = nullptr;
+  const long v = std::strtol(text.c_str(), &rest, 10);
+  if (text.empty() || *rest != '\0' || v < 0 || v >= k::kGemvVariants)
+    throw input_error(
+        fmt::format("CUDABENCH_LLM_GEMV={}: \"{}\" is not a GEMV variant (0..{})", env, text, k::kGemvVariants - 1));
+  return static_cast<int>(v);
+}
+
+// CUDABENCH_LLM_GEMV=SITE:V[,SITE:V...]: sets those sites' variants in `out`; returns which.
+std::array<bool, kGemvSites> parse_site_forcing(const char* env, gemv_tuning& out) {
+  std::array<bool, kGemvSites> pinned{};
+  const std::string all = env;
+  for (std::size_t pos = 0;;) {  // empty items (a trailing comma) are errors too
+    const std::size_t comma = all.find(',', pos);
+    const std::string item = all.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::size_t colon = item.find(':');
+    const std::string name = item.substr(0, colon);
+    const auto* site = std::find(std::begin(kSiteNames), std::end(kSiteNames), name);
+    if (colon == std::string::npos || site == std::end(kSiteNames))
+      throw input_error(fmt::format("CUDABENCH_LLM_GEMV={}: \"{}\" is not SITE:VARIANT with SITE one of {}", env, item,
+                                    fmt::join(kSiteNames, ", ")));
+    const auto i = static_cast<std::size_t>(site - std::begin(kSiteNames));
+    out.variant[i] = parse_variant(item.substr(colon + 1), env);
+    pinned[i] = true;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return pinned;
+}
+
+}  // namespace
+
 // Setup-time autotuning of the GEMV launch shape per call site: each variant runs the site's
 // GEMV over every layer's matrix (different weights each launch, so the timing streams from
-// DRAM, not from the 50 MB L2) a few rounds, timed with events; the fastest round wins. All
+// DRAM, not from the 50 MB L2) a few rounds, timed as graph replays; the fastest round wins. All
 // variants compute the same thing (tests/gpu/test_llm_kernels.cpp checks each against the CPU),
 // so the choice only moves time. Llama-2-7B: 4 variants x 6 rounds x ~13 GB / 4 TB/s ~ 80 ms.
-// CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere.
+// CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere;
+// CUDABENCH_LLM_GEMV=SITE:V[,SITE:V] forces only the sites named (qkv, o, gate_up, down, lm_head).
 gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_layers, cudaStream_t s,
                                const enqueue_site_fn& enqueue_site, const clear_scratch_fn& clear_scratch) {
   gemv_tuning out;
+  std::array<bool, kGemvSites> pinned{};  // sites forced by CUDABENCH_LLM_GEMV=SITE:V
   if (const char* env = std::getenv("CUDABENCH_LLM_GEMV"); env && *env) {
-    char* rest = nullptr;
-    const long v = std::strtol(env, &rest, 10);
-    if (*rest != '\0' || v < 0 || v >= k::kGemvVariants)
-      throw input_error(fmt::format("CUDABENCH_LLM_GEMV={}: not a GEMV variant (0..{})", env, k::kGemvVariants - 1));
-    for (int& site : out.variant) site = static_cast<int>(v);
-    out.summary = fmt::format("forced to {} by CUDABENCH_LLM_GEMV", k::gemv_variant_name(static_cast<int>(v)));
-    return out;
+    if (std::strchr(env, ':') == nullptr) {
+      const int v = parse_variant(env, env);
+      for (int& site : out.variant) site = v;
+      out.summary = fmt::format("forced to {} by CUDABENCH_LLM_GEMV", k::gemv_variant_name(v));
+      return out;
+    }
+    // SITE:V[,SITE:V...]: only those sites forced, the rest tuned below. The verdict tests plant
+    // a slowdown of a few percent this way (one site's slowest variant), smaller than forcing all.
+    pinned = parse_site_forcing(env, out);
   }
   if (const auto it = forced.find("gemv"); it != forced.end()) {
     // Replay (`--tuning-from`): every site's recorded variant, or an error naming what is missing.
@@ -57,19 +102,27 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     return out;
   }
   clear_scratch(s);
-  constexpr int kRounds = 5;  // after one warm-up round
+  constexpr int kRounds = 5;
   for (int site = 0; site < kGemvSites; ++site) {
+    if (pinned[site]) {
+      out.summary += fmt::format("{}{} {} (forced by CUDABENCH_LLM_GEMV)", site == 0 ? "" : ", ", kSiteNames[site],
+                                 k::gemv_variant_name(out.variant[site]));
+      continue;
+    }
     const int launches = site == site_lm_head ? 1 : num_layers;
-    std::vector<double> variant_ms(k::kGemvVariants, 0.0);
+    // Each variant's call (every layer's GEMV of this site) timed as replays of a captured graph
+    // (tuner_timer.hpp): llama-tiny's GEMVs take ~2 us, and a loop of launches timed the host,
+    // so its processes picked different variants and measured 5% apart.
+    std::vector<std::unique_ptr<tuner_timer>> timers;
+    for (int v = 0; v < k::kGemvVariants; ++v)
+      timers.push_back(std::make_unique<tuner_timer>(s, [&, site, v] {
+        for (int l = 0; l < launches; ++l) enqueue_site(site, l, v, s);
+      }));
+    std::vector<double> variant_ms(k::kGemvVariants, std::numeric_limits<double>::infinity());
     // Rounds interleave the variants, so a clock ramp during tuning hits all of them alike; each
     // variant keeps its best round.
-    for (int round = 0; round <= kRounds; ++round)
-      for (int v = 0; v < k::kGemvVariants; ++v) {
-        const float ms = time_enqueued_ms(s, 1, [&] {
-          for (int l = 0; l < launches; ++l) enqueue_site(site, l, v, s);
-        });
-        if (round > 0 && (round == 1 || ms < variant_ms[v])) variant_ms[v] = ms;
-      }
+    for (int round = 0; round < kRounds; ++round)
+      for (int v = 0; v < k::kGemvVariants; ++v) variant_ms[v] = std::min(variant_ms[v], timers[v]->per_call_ms(2.0));
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
     out.summary +=
         fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],
@@ -157,11 +210,17 @@ decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int 
     // advances past max_length - 1, so any number of replays is safe.
     const int steps = std::min(8, std::max(1, shape.max_length - 1));
     const int start = std::max(0, (shape.prompt_tokens + shape.max_length) / 2 - steps);
+    // Round 0 warms up (the first replay uploads the graph) and sizes the rest: each later
+    // measurement replays at least 2 ms of steps, so a 75 us step (llama-tiny) is not judged on
+    // 0.6 ms, where launch jitter decided between attention splits from process to process.
+    constexpr int kRounds = 4;
+    std::vector<int> replays(2 * n, steps);
     std::vector<float> best(2 * n, 0.0f);
-    for (int round = 0; round <= 2; ++round) {  // round 0 warms up (the first replay uploads the graph)
+    for (int round = 0; round <= kRounds; ++round) {
       for (int i : live) {
         CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(device_position, &start, sizeof(int), cudaMemcpyHostToDevice, s));
-        const float ms = time_enqueued_ms(s, steps, [&] { graphs[i].launch(s); });
+        const float ms = time_enqueued_ms(s, replays[i], [&] { graphs[i].launch(s); }) / replays[i];
+        if (round == 0) replays[i] = std::clamp(static_cast<int>(std::ceil(2.0 / std::max(ms, 1e-4f))), steps, 512);
         if (round > 0 && (round == 1 || ms < best[i])) best[i] = ms;
       }
     }
@@ -170,7 +229,7 @@ decode_graph_choice tune_decode_graph(const nlohmann::ordered_json& forced, int 
     chosen = live[pick_fastest(live_ms)];  // PDL and the smallest split first: ties keep the order
     for (int i : live) {
       timings += fmt::format("{}{} chunk {} {:.3f} ms", timings.empty() ? "" : ", ", programmatic[i] ? "PDL" : "plain",
-                             chunk[i], best[i] / steps);
+                             chunk[i], best[i]);
     }
     timings = " (timed per step: " + timings + ")";
   }

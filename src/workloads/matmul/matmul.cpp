@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
 #include "cudabench/timing.hpp"
+#include "cudabench/tuner_timer.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/matmul/reference_gemm.cuh"
 #include "workloads/matmul/matmul_workload.hpp"
@@ -251,20 +253,22 @@ void matmul_workload::setup(run_context& ctx) {
     // Skip tuning when there is nothing to choose from or one run is so long that tuning would
     // dominate setup (> 100 ms per run); the heuristic's first choice stands.
     if (candidates.size() > 1 && one_run_ms < 100.0) {
-      // Each measurement lasts >= 2 ms (launch jitter and clock steps average out); five
+      // Each measurement covers >= 2 ms and >= 3 runs of GPU time, as replays of a captured graph of
+      // the candidate (tuner_timer.hpp: a loop of 5 us launches would time the host); five
       // interleaved passes for short problems, three for long ones, best pass per candidate: a
       // clock ramp or a one-off stall then hits every candidate alike.
-      const int reps = std::clamp(static_cast<int>(std::ceil(2.0 / std::max(one_run_ms, 1e-4))), 3, 4000);
-      const int passes = one_run_ms * reps < 5.0 ? 5 : 3;
+      const double measure_ms = std::max(2.0, 3.0 * one_run_ms);
+      const int passes = measure_ms < 5.0 ? 5 : 3;
       std::vector<double> per_run(candidates.size(), std::numeric_limits<double>::infinity());
+      std::vector<std::unique_ptr<tuner_timer>> timers(candidates.size());
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
+        timers[i] =
+            std::make_unique<tuner_timer>(ctx.stream, [&, i] { CUDABENCH_CHECK_CUBLAS(launch(candidates[i])); });
+      }
       for (int pass = 0; pass < passes; ++pass)
-        for (std::size_t i = 0; i < candidates.size(); ++i) {
-          if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
-          bool ok = true;
-          const float ms =
-              time_enqueued_ms(ctx.stream, reps, [&] { ok = ok && launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });
-          if (ok) per_run[i] = std::min(per_run[i], static_cast<double>(ms) / reps);
-        }
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+          if (timers[i]) per_run[i] = std::min(per_run[i], timers[i]->per_call_ms(measure_ms));
       std::size_t best = 0;
       try {
         best = pick_fastest(per_run);  // the heuristic's order wins ties (within 3%)

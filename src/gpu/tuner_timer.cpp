@@ -1,0 +1,60 @@
+// See tuner_timer.hpp.
+#include "cudabench/tuner_timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <utility>
+
+#include "cudabench/cuda_check.hpp"
+#include "cudabench/timing.hpp"
+
+namespace cudabench {
+namespace {
+
+constexpr double kReplayMs = 0.5;     // GPU time one replay should cover, as the harness's graph batches
+constexpr long kMaxCallsPerGraph = 256;
+constexpr long kMaxReplays = 100000;  // bounds a measurement whose per-call estimate was far too high
+
+long at_least(double ms, double per_ms, long most) {
+  return std::clamp<long>(static_cast<long>(std::ceil(ms / std::max(per_ms, 1e-5))), 1, most);
+}
+
+}  // namespace
+
+tuner_timer::tuner_timer(cudaStream_t stream, std::function<void()> enqueue)
+    : stream_(stream), enqueue_(std::move(enqueue)) {
+  enqueue_();  // first-call costs (module load, lazy library setup) stay outside everything timed
+  CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_));
+  one_call_ms_ = time_enqueued_ms(stream_, 1, enqueue_);  // launch-inclusive: errs high, sizes only
+  calls_per_replay_ = at_least(kReplayMs, one_call_ms_, kMaxCallsPerGraph);
+  try {
+    graph_.capture(stream_, [this](cudaStream_t) {
+      for (long i = 0; i < calls_per_replay_; ++i) enqueue_();
+    });
+    graph_.launch(stream_);  // the first replay uploads the graph
+    CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_));
+  } catch (const std::exception&) {
+    graph_.reset();
+    calls_per_replay_ = 1;
+    (void)cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
+  }
+}
+
+double tuner_timer::per_call_ms(double min_ms) {
+  double ms = 0;
+  long calls = 0;
+  if (graph_) {
+    const long replays = at_least(min_ms, one_call_ms_ * static_cast<double>(calls_per_replay_), kMaxReplays);
+    ms = time_enqueued_ms(stream_, static_cast<int>(replays), [this] { graph_.launch(stream_); });
+    calls = replays * calls_per_replay_;
+  } else {
+    calls = at_least(min_ms, one_call_ms_, kMaxReplays);
+    ms = time_enqueued_ms(stream_, static_cast<int>(calls), enqueue_);
+  }
+  const double per_call = ms / static_cast<double>(calls);
+  one_call_ms_ = per_call;  // the next measurement is sized from what the GPU really took
+  return per_call;
+}
+
+}  // namespace cudabench
