@@ -1,18 +1,36 @@
 // parse_suite on arbitrary text: it either returns a suite or throws input_error (the CLI's exit
 // 2 with file and JSON path). Any other exception, a crash, a leak, UB or a hang is a finding.
-// The catalog has the real kinds' shapes and the rules that need no files (a fuzzer must not
-// open whatever path it invents); the workload limit is low, so a sweep is refused fast.
+// The catalog is the built-in kinds' own (src/kinds) without the rules that open files: a fuzzer
+// must not open whatever path it invents (the context rule only stats a non-preset model name).
+// The workload limit is low, so a sweep is refused fast.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/kind_description.hpp"
 #include "cudabench/suite.hpp"
-#include "fuzz_catalog.hpp"
+
+namespace {
+
+cudabench::kind_catalog catalog_without_file_rules() {
+  cudabench::kind_catalog kinds = cudabench::builtin_kinds();
+  for (auto& k : kinds)
+    k.rules.erase(std::remove_if(k.rules.begin(), k.rules.end(),
+                                 [](const cudabench::kind_rule& r) {
+                                   return r.type == cudabench::rule_type::keyword_or_file ||
+                                          r.type == cudabench::rule_type::keyword_or_directory;
+                                 }),
+                  k.rules.end());
+  return kinds;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const cudabench::kind_catalog kinds = cudabench::fuzz::catalog();
+  static const cudabench::kind_catalog kinds = catalog_without_file_rules();
   cudabench::suite_limits limits;
   limits.max_workloads = 2000;
   const std::string text(reinterpret_cast<const char*>(data), size);

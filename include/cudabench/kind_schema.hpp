@@ -1,6 +1,6 @@
 // The parameters one workload kind accepts: names, types, ranges, defaults, allowed values.
 // Pure data, host-only: the suite parser validates against it, `list`/`validate` and the docs
-// print it, and the registry (src/workloads/registry.cpp) pairs it with the class that runs the kind.
+// print it. Each built-in kind's schema is part of its description (kind_description.hpp).
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -89,7 +89,7 @@ inline param_def make_param(std::string name, param_type type, std::string help,
   return p;
 }
 
-// Kind name -> schema. The CLI fills it from the registry; unit tests build their own.
+// Kind name -> schema. The CLI's is builtin_kinds() (kind_description.hpp); tests add kinds of their own.
 using kind_catalog = std::vector<kind_schema>;
 
 }  // namespace cudabench

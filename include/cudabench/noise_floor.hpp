@@ -7,8 +7,8 @@
 //                placement. It cancels in an interleaved A/B (`cudabench ab`), where both sides
 //                share the session, and is added to the variance of every other comparison.
 // The values are the largest measured for any row of the class in the committed H200 sessions
-// (noise_floor.cpp says which files; docs/statistics.md has the table): a row with no evidence of
-// its own is judged as the noisiest row like it. Host-only.
+// (noise_floor.cpp says which files; each kind's are in its src/kinds/<kind>.cpp; docs/statistics.md
+// has the table): a row with no evidence of its own is judged as the noisiest row like it. Host-only.
 #pragma once
 #include <string>
 

@@ -39,9 +39,8 @@ name_part row_part_bytes_prefixed(std::string key, std::string prefix);  // "cap
 name_part row_part_base_name(std::string key);
 name_part row_part_joined(std::vector<std::string> keys, std::string separator, std::string all_equal = "");
 
-// Every kind's entry (src/core/kind_row_names.cpp), and the one for `kind` (null: not known, and
-// its rows are named by id).
-const std::vector<kind_row_name>& kind_row_names();
+// The built-in kind's entry (its description, src/kinds/<kind>.cpp), or null: not known, and its
+// rows are named by id.
 const kind_row_name* find_row_name(const std::string& kind);
 
 // "<kind> <part> <part> ...": the kind's name and every part that is not left out.

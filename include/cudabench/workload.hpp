@@ -112,7 +112,7 @@ metric time_metric(const std::vector<double>& per_run_ms);
 // value = amount_per_run / (ms * 1e-3) / scale, e.g. flops with scale 1e12 -> TFLOP/s.
 metric rate_metric(const std::string& unit, double amount_per_run, double scale, const std::vector<double>& per_run_ms);
 
-// Makes one kind's workload from its validated spec (registry.hpp pairs one with each schema).
+// Makes one kind's workload from its validated spec (registry.hpp lists one per built-in kind).
 using workload_factory = std::function<std::unique_ptr<workload>(const workload_spec&)>;
 
 }  // namespace cudabench

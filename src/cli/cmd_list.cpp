@@ -14,9 +14,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/suite_loading.hpp"
+#include "cudabench/kind_description.hpp"
 #include "cudabench/kind_rules.hpp"
 #include "cudabench/kind_schema.hpp"
-#include "cudabench/registry.hpp"
 #include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {
@@ -145,7 +145,7 @@ void add_list(CLI::App& app, int& exit_code) {
       "  cudabench list --kinds                          (every kind and its parameters)");
   sub->callback([o, &exit_code] {
     if (o->kinds || o->suite.empty()) {
-      const auto kinds = registry_catalog();
+      const auto kinds = builtin_kinds();
       if (o->format == "json") fmt::print("{}\n", kinds_json(kinds).dump(2));
       else print_kinds_table(kinds);
     } else {

@@ -5,14 +5,14 @@
 
 #include "cli/commands.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/kind_description.hpp"
 
 namespace cudabench::cli {
 
 suite load_cli_suite(const std::string& name_or_path, std::uint64_t max_workloads) {
   suite_limits limits;
   limits.max_workloads = max_workloads;
-  return load_suite(name_or_path, registry_catalog(), config_search_dirs(), limits);
+  return load_suite(name_or_path, builtin_kinds(), config_search_dirs(), limits);
 }
 
 void add_max_workloads_option(CLI::App& cmd, std::uint64_t& into) {

@@ -1,4 +1,5 @@
-// Suite loading for the subcommands: the registry's kinds, the config search path, --filter.
+// Suite loading for the subcommands: the built-in kinds (src/kinds/catalog.cpp), the config search
+// path, --filter.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,7 +11,7 @@
 
 namespace cudabench::cli {
 
-// load_suite() with registry_catalog() and config_search_dirs(); `max_workloads` is the
+// load_suite() with builtin_kinds() and config_search_dirs(); `max_workloads` is the
 // --max-workloads option. Throws input_error.
 suite load_cli_suite(const std::string& name_or_path, std::uint64_t max_workloads = default_max_workloads);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/compare.hpp"
+#include "cudabench/kind_description.hpp"
 #include "cudabench/row_names.hpp"
 
 namespace cudabench {
@@ -107,9 +108,8 @@ name_part row_part_joined(std::vector<std::string> keys, std::string separator, 
 }
 
 const kind_row_name* find_row_name(const std::string& kind) {
-  for (const auto& k : kind_row_names())
-    if (k.kind == kind) return &k;
-  return nullptr;
+  const kind_description* k = find_kind_description(kind);
+  return k ? &k->row_name : nullptr;
 }
 
 std::string describe_workload(const kind_row_name& names, const oj& params) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/kind_description.hpp"
 #include "cudabench/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/matmul/matmul.hpp"
@@ -155,7 +156,7 @@ TEST(matmul_metrics, tolerances_ordered_by_precision) {
 }
 
 TEST(matmul_schema, params_in_id_order) {
-  const kind_schema s = matmul_schema();
+  const kind_schema s = find_kind_description("matmul")->schema;
   ASSERT_EQ(s.params.size(), 5u);
   const char* names[] = {"dtype", "m", "n", "k", "batch"};
   for (int i = 0; i < 5; ++i) EXPECT_EQ(s.params[i].name, names[i]);

@@ -2,7 +2,7 @@
 // compare pipeline simulated on synthetic multi-round files: the family-wise false-alarm rate of
 // A/A comparisons (interleaved and across sessions) and the power to find a planted 5% change with
 // the default 5 rounds. The rows mimic the `full` suite (42 rows of every kind), each drawn with
-// exactly its kind's documented noise (noise_floor.cpp). The measured rates are printed.
+// exactly its kind's documented noise (noise_floor.hpp, src/kinds/<kind>.cpp). The measured rates are printed.
 #include <cmath>
 #include <cstdio>
 #include <random>

@@ -33,13 +33,24 @@ std::string with_entry(const std::string& entry) { return R"({"name": "t", "work
 // ---- expansion, defaults, ids ---------------------------------------------------------------
 
 TEST(Suite, ScalarEntryFillsDefaultsAndBuildsId) {
-  const auto s = parse(with_entry(R"({"kind": "matmul", "m": 4096, "n": 4096, "k": 4096})"));
+  const auto s = parse(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 4096, "n": 4096, "k": 4096})"));
   ASSERT_EQ(s.workloads.size(), 1u);
   const auto& w = s.workloads[0];
   EXPECT_EQ(w.kind, "matmul");
   EXPECT_EQ(w.id, "matmul/dtype=fp32/m=4096/n=4096/k=4096");  // batch: no default, not given
   EXPECT_EQ(w.params.dump(), R"({"dtype":"fp32","m":4096,"n":4096,"k":4096})");
   EXPECT_FALSE(w.has("batch"));
+}
+
+// The built-in kinds' own schemas (src/kinds), not copies: resnet50's defaults fill its id, and
+// matmul's dtype has none, so leaving it out is an error.
+TEST(Suite, BuiltInKindsFillTheirDefaultsAndRequireTheRest) {
+  const auto s = parse(with_entry(R"({"kind": "resnet50", "batch": 8})"));
+  ASSERT_EQ(s.workloads.size(), 1u);
+  EXPECT_EQ(s.workloads[0].id, "resnet50/dtype=fp16/batch=8/image_size=224/weights=random/tune=false");
+  EXPECT_NE(error_of(with_entry(R"({"kind": "matmul", "m": 1, "n": 1, "k": 1})"))
+                .find(R"(missing required parameter "dtype" for kind matmul)"),
+            std::string::npos);
 }
 
 TEST(Suite, ParamsFollowSchemaOrderNotFileOrder) {
@@ -64,8 +75,8 @@ TEST(Suite, SweepIsCartesianProductFirstSchemaParamSlowest) {
 }
 
 TEST(Suite, SingleElementSweepEqualsScalar) {
-  const auto a = parse(with_entry(R"({"kind": "matmul", "m": [7], "n": 8, "k": 9})"));
-  const auto b = parse(with_entry(R"({"kind": "matmul", "m": 7, "n": 8, "k": 9})"));
+  const auto a = parse(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": [7], "n": 8, "k": 9})"));
+  const auto b = parse(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 7, "n": 8, "k": 9})"));
   ASSERT_EQ(a.workloads.size(), 1u);
   EXPECT_EQ(a.workloads[0].id, b.workloads[0].id);
   EXPECT_EQ(a.workloads[0].params, b.workloads[0].params);
@@ -73,8 +84,8 @@ TEST(Suite, SingleElementSweepEqualsScalar) {
 
 TEST(Suite, EntriesExpandInFileOrder) {
   const auto s = parse(R"({"name": "t", "workloads": [
-      {"kind": "memory_bandwidth", "op": ["memset", "d2d"]},
-      {"kind": "matmul", "m": 1, "n": 1, "k": 1}]})");
+      {"kind": "memory_bandwidth", "op": ["memset", "d2d"], "bytes": "256MiB"},
+      {"kind": "matmul", "dtype": "fp32", "m": 1, "n": 1, "k": 1}]})");
   ASSERT_EQ(s.workloads.size(), 3u);
   EXPECT_EQ(s.workloads[0].id, "memory_bandwidth/op=memset/bytes=268435456");
   EXPECT_EQ(s.workloads[1].id, "memory_bandwidth/op=d2d/bytes=268435456");
@@ -83,13 +94,13 @@ TEST(Suite, EntriesExpandInFileOrder) {
 
 TEST(Suite, ByteSizesAreStoredAsIntegers) {
   const auto s = parse(
-      with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": ["1GiB", "4GB", "1.5GiB", 4096, "512"]})"));
+      with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": ["1GiB", "4GB", "1.5GiB", 4096, "2048"]})"));
   ASSERT_EQ(s.workloads.size(), 5u);
   EXPECT_EQ(s.workloads[0].get_int("bytes"), 1073741824);
   EXPECT_EQ(s.workloads[1].get_int("bytes"), 4000000000);
   EXPECT_EQ(s.workloads[2].get_int("bytes"), 1610612736);
   EXPECT_EQ(s.workloads[3].get_int("bytes"), 4096);
-  EXPECT_EQ(s.workloads[4].get_int("bytes"), 512);
+  EXPECT_EQ(s.workloads[4].get_int("bytes"), 2048);
   EXPECT_EQ(s.workloads[2].id, "memory_bandwidth/op=d2d/bytes=1610612736");
   EXPECT_EQ(s.workloads[2].params.dump(), R"({"op":"d2d","bytes":1610612736})");
 }
@@ -154,8 +165,9 @@ TEST(SuiteErrors, UnknownKeyForKind) {
 }
 
 TEST(SuiteErrors, UnknownKindListsKnownKinds) {
-  EXPECT_EQ(error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "matmull"}]})"),
-            R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))");
+  EXPECT_EQ(
+      error_of(R"({"name": "t", "workloads": [{"kind": "toy"}, {"kind": "matmull"}]})"),
+      R"(x.json: workloads[1].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, llm_decode, resnet50, transformer_memory, train_step, toy, ruled))");
 }
 
 TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
@@ -168,19 +180,20 @@ TEST(SuiteErrors, UnknownKindWithEmptyCatalog) {
 }
 
 TEST(SuiteErrors, MissingOrNonStringKind) {
-  EXPECT_EQ(error_of(with_entry(R"({"m": 1})")),
-            R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, toy, ruled))");
+  EXPECT_EQ(
+      error_of(with_entry(R"({"m": 1})")),
+      R"(x.json: workloads[0]: missing required key "kind" (known: matmul, memory_bandwidth, llm_decode, resnet50, transformer_memory, train_step, toy, ruled))");
   EXPECT_EQ(error_of(with_entry(R"({"kind": 3})")), "x.json: workloads[0].kind: expected a string, got integer 3");
 }
 
 TEST(SuiteErrors, WrongTypes) {
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": "big", "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": "big", "n": 1, "k": 1})")),
             R"(x.json: workloads[0].m: expected an integer, got string "big")");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 4096.0, "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 4096.0, "n": 1, "k": 1})")),
             "x.json: workloads[0].m: expected an integer, got number 4096.0");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": "4096", "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": "4096", "n": 1, "k": 1})")),
             R"(x.json: workloads[0].m: expected an integer, got string "4096")");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1, "n": null, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 1, "n": null, "k": 1})")),
             "x.json: workloads[0].n: expected an integer, got null");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": 16, "m": 1, "n": 1, "k": 1})")),
             "x.json: workloads[0].dtype: expected a string, got integer 16");
@@ -196,9 +209,9 @@ TEST(SuiteErrors, WrongTypes) {
 }
 
 TEST(SuiteErrors, OutOfRange) {
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": -5, "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": -5, "n": 1, "k": 1})")),
             "x.json: workloads[0].m: -5 is below the minimum 1");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1, "n": 0, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 1, "n": 0, "k": 1})")),
             "x.json: workloads[0].n: 0 is below the minimum 1");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "count": 9})")),
             "x.json: workloads[0].count: 9 is above the maximum 8");
@@ -207,7 +220,7 @@ TEST(SuiteErrors, OutOfRange) {
   EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "scale": -0.25})")),
             "x.json: workloads[0].scale: -0.25 is below the minimum 0");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": "0MiB"})")),
-            R"(x.json: workloads[0].bytes: "0MiB" (0 bytes) is below the minimum 1)");
+            R"(x.json: workloads[0].bytes: "0MiB" (0 bytes) is below the minimum 1024)");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "toy", "count": 18446744073709551615})")),
             "x.json: workloads[0].count: 18446744073709551615 is above the maximum 9223372036854775807");
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": -1})")),
@@ -228,12 +241,12 @@ TEST(SuiteErrors, EmptySweep) {
 TEST(SuiteErrors, SweepElementPathHasIndex) {
   EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": ["fp32", "fp16", "fp17"], "m": 1, "n": 1, "k": 1})")),
             R"(x.json: workloads[0].dtype[2]: unknown dtype "fp17" (expected fp32, tf32, fp16, bf16, fp8))");
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [64, [128]], "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": [64, [128]], "n": 1, "k": 1})")),
             "x.json: workloads[0].m[1]: expected an integer, got an array");
 }
 
 TEST(SuiteErrors, MissingRequiredParameter) {
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 1, "k": 1})")),
             R"(x.json: workloads[0]: missing required parameter "n" for kind matmul (expected an integer))");
 }
 
@@ -245,7 +258,7 @@ TEST(SuiteErrors, DuplicateIdsNameBothEntries) {
       {"kind": "matmul", "dtype": "bf16", "m": 64, "n": 64, "k": 64}]})"),
       R"(x.json: workloads[2]: duplicate id "matmul/dtype=bf16/m=64/n=64/k=64" (workloads[0] already expands to it))");
   EXPECT_EQ(
-      error_of(with_entry(R"({"kind": "matmul", "m": [64, 64], "n": 64, "k": 64})")),
+      error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": [64, 64], "n": 64, "k": 64})")),
       R"(x.json: workloads[0]: duplicate id "matmul/dtype=fp32/m=64/n=64/k=64" (the entry expands to it more than once))");
   // A param that is not part of the id cannot tell two workloads apart either.
   EXPECT_EQ(
@@ -262,9 +275,9 @@ TEST(SuiteErrors, MalformedJsonNamesLineAndColumn) {
 
 TEST(SuiteErrors, NumberBeyondDoubleNamesItsPath) {
   const std::string beyond = ": number 1e400 is out of range (a finite double is at most about 1.8e308)";
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": 1e400, "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": 1e400, "n": 1, "k": 1})")),
             "x.json: workloads[0].m" + beyond);
-  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "m": [1, 2, 1e400], "n": 1, "k": 1})")),
+  EXPECT_EQ(error_of(with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": [1, 2, 1e400], "n": 1, "k": 1})")),
             "x.json: workloads[0].m[2]" + beyond);
   EXPECT_EQ(error_of(with_entry(R"({"kind": "memory_bandwidth", "op": "d2d", "bytes": 1e400})")),
             "x.json: workloads[0].bytes" + beyond);
@@ -356,8 +369,8 @@ std::string limited_error(const std::string& text, std::uint64_t max) {
 
 TEST(SuiteLimits, ASweepIsCountedBeforeItIsBuilt) {
   // 10^10 workloads from a few hundred bytes: refused at once, naming the axes and the count.
-  const std::string huge = with_entry(R"({"kind": "matmul", "m": )" + axis(100) + R"(, "n": )" + axis(100) +
-                                      R"(, "k": )" + axis(100) + R"(, "batch": )" + axis(10000) + "}");
+  const std::string huge = with_entry(R"({"kind": "matmul", "dtype": "fp32", "m": )" + axis(100) + R"(, "n": )" +
+                                      axis(100) + R"(, "k": )" + axis(100) + R"(, "batch": )" + axis(10000) + "}");
   EXPECT_EQ(
       error_of(huge),
       "x.json: workloads[0]: expands to 10000000000 workloads (m 100 × n 100 × k 100 × batch 10000), more than the "
@@ -370,8 +383,9 @@ TEST(SuiteLimits, ASweepIsCountedBeforeItIsBuilt) {
 }
 
 TEST(SuiteLimits, TheLimitCountsEveryEntryAndCanBeRaised) {
-  const std::string two = R"({"name": "t", "workloads": [{"kind": "matmul", "m": )" + axis(60) + R"(, "n": 1, "k": 1},
-                             {"kind": "matmul", "m": 1, "n": )" +
+  const std::string two = R"({"name": "t", "workloads": [{"kind": "matmul", "dtype": "fp32", "m": )" + axis(60) +
+                          R"(, "n": 1, "k": 1},
+                             {"kind": "matmul", "dtype": "fp32", "m": 1, "n": )" +
                           axis(50) + R"(, "k": 2}]})";
   EXPECT_EQ(limited_error(two, 100),
             "x.json: workloads[1]: the suite expands to 110 workloads with this entry (50: n 50), more than the limit "
@@ -383,7 +397,7 @@ TEST(SuiteLimits, TheLimitCountsEveryEntryAndCanBeRaised) {
 
 TEST(SuiteLimits, ErrorsInEarlierEntriesStillComeFirst) {
   const std::string text = R"({"name": "t", "workloads": [{"kind": "toy", "count": 99},
-                              {"kind": "matmul", "m": )" +
+                              {"kind": "matmul", "dtype": "fp32", "m": )" +
                            axis(1000) + R"(, "n": )" + axis(1000) + R"(, "k": 1}]})";
   EXPECT_EQ(error_of(text), "x.json: workloads[0].count: 99 is above the maximum 8");
 }

@@ -1,8 +1,9 @@
-// A test-local kind catalog shaped like the real registry's kinds (the unit tests do not link
-// the GPU library): `matmul` and `memory_bandwidth` with the same parameters, `toy`, which
-// covers the parameter types and options the real kinds do not use, and `ruled`, which carries
-// one rule of each type (kind_rules.hpp).
+// The catalog the suite tests parse against: the built-in kinds themselves (src/kinds, host-only,
+// so no copy of their schemas here), then two test-only kinds: `toy`, which covers the parameter
+// types and options the built-in kinds leave out, and `ruled`, which carries one rule of each type
+// (kind_rules.hpp) on parameters of its own.
 #pragma once
+#include "cudabench/kind_description.hpp"
 #include "cudabench/kind_schema.hpp"
 
 namespace cudabench::test {
@@ -16,33 +17,7 @@ inline param_def param(const char* name, param_type type, const char* help) {
 }
 
 inline kind_catalog test_catalog() {
-  kind_schema matmul{"matmul", "GEMM through cuBLASLt", {}};
-  {
-    param_def dtype = param("dtype", param_type::string, "element type");
-    dtype.default_value = "fp32";
-    dtype.choices = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-    matmul.params.push_back(dtype);
-    for (const char* dim : {"m", "n", "k"}) {
-      param_def p = param(dim, param_type::integer, "matrix size");
-      p.required = true;
-      p.min = 1;
-      matmul.params.push_back(p);
-    }
-    param_def batch = param("batch", param_type::integer, "batch count (optional)");
-    batch.min = 1;
-    matmul.params.push_back(batch);
-  }
-  kind_schema memory{"memory_bandwidth", "copies and memset", {}};
-  {
-    param_def op = param("op", param_type::string, "operation");
-    op.required = true;
-    op.choices = {"d2d", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "memset"};
-    memory.params.push_back(op);
-    param_def bytes = param("bytes", param_type::bytes, "bytes moved");
-    bytes.default_value = "256MiB";
-    bytes.min = 1;
-    memory.params.push_back(bytes);
-  }
+  kind_catalog kinds = builtin_kinds();
   kind_schema toy{"toy", "every parameter type", {}};
   {
     param_def scale = param("scale", param_type::number, "a number");
@@ -120,7 +95,9 @@ inline kind_catalog test_catalog() {
     file.format = file_format::safetensors;
     ruled.rules = {multiple, at_least, model_dir, checkpoint, context, file};
   }
-  return {matmul, memory, toy, ruled};
+  kinds.push_back(toy);
+  kinds.push_back(ruled);
+  return kinds;
 }
 
 }  // namespace cudabench::test

@@ -66,7 +66,7 @@ TEST(SuiteLoad, GoldenBadSuites) {
        "invalid JSON: parse error at line 5, column 5: syntax error while parsing array - unexpected '{'; "
        "expected ']'"},
       {"bad_unknown_kind.json",
-       R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, toy, ruled))"},
+       R"(workloads[0].kind: unknown kind "matmull" (known: matmul, memory_bandwidth, llm_decode, resnet50, transformer_memory, train_step, toy, ruled))"},
       {"bad_unknown_key.json", R"(workloads[0]: unknown key "dtpye" for kind matmul (expected dtype, m, n, k, batch))"},
       {"bad_wrong_type.json", R"(workloads[0].m: expected an integer, got string "big")"},
       {"bad_dtype.json", R"(workloads[3].dtype: unknown dtype "fp17" (expected fp32, tf32, fp16, bf16, fp8))"},

@@ -20,12 +20,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema llm_decode_schema();
 std::unique_ptr<workload> make_llm_decode(const workload_spec& spec);
 
 }  // namespace cudabench

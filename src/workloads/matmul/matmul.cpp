@@ -28,32 +28,6 @@
 
 namespace cudabench {
 
-kind_schema matmul_schema() {
-  kind_schema s;
-  s.kind = "matmul";
-  s.description =
-      "cuBLASLt GEMM C = A*B^T (row-major A m x k, B n x k, C m x n), optionally strided-batched; "
-      "TFLOP/s = 2*m*n*k*batch / time";
-  constexpr double max_dim = 2147483647.0;  // cuBLASLt batch count and our sample indices are int32
-  param_def dtype =
-      make_param("dtype", param_type::string, "element type (fp8: e4m3 inputs, bf16 output; needs sm_89+)");
-  dtype.required = true;
-  dtype.choices = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-  s.params.push_back(dtype);
-  for (const char* dim : {"m", "n", "k"}) {
-    param_def p = make_param(dim, param_type::integer, std::string("GEMM dimension ") + dim);
-    p.required = true;
-    p.min = 1;
-    p.max = max_dim;
-    s.params.push_back(p);
-  }
-  param_def batch = make_param("batch", param_type::integer, "strided batch count (absent: 1, a plain GEMM)");
-  batch.min = 1;
-  batch.max = max_dim;
-  s.params.push_back(batch);
-  return s;
-}
-
 std::unique_ptr<workload> make_matmul(const workload_spec& spec) { return std::make_unique<matmul_workload>(spec); }
 
 dtype matmul_dtype_from_string(const std::string& s) {

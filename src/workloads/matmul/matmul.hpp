@@ -13,12 +13,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema matmul_schema();
 std::unique_ptr<workload> make_matmul(const workload_spec& spec);
 
 }  // namespace cudabench

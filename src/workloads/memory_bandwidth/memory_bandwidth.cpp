@@ -16,23 +16,6 @@
 
 namespace cudabench {
 
-kind_schema memory_bandwidth_schema() {
-  kind_schema s;
-  s.kind = "memory_bandwidth";
-  s.description =
-      "copy / memset bandwidth: device<->device (counts read + write), host<->device from pinned or pageable "
-      "memory, memset";
-  param_def op = make_param("op", param_type::string, "what to time");
-  op.required = true;
-  op.choices = {"d2d", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "memset"};
-  s.params.push_back(op);
-  param_def bytes = make_param("bytes", param_type::bytes, "buffer size, e.g. 1GiB or 67108864");
-  bytes.required = true;
-  bytes.min = 1024;
-  s.params.push_back(bytes);
-  return s;
-}
-
 std::unique_ptr<workload> make_memory_bandwidth(const workload_spec& spec) {
   return std::make_unique<memory_bandwidth_workload>(spec);
 }

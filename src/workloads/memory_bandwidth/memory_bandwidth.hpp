@@ -11,12 +11,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema memory_bandwidth_schema();
 std::unique_ptr<workload> make_memory_bandwidth(const workload_spec& spec);
 
 }  // namespace cudabench

@@ -7,12 +7,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema resnet50_schema();
 std::unique_ptr<workload> make_resnet50(const workload_spec& spec);
 
 }  // namespace cudabench

@@ -110,28 +110,6 @@ class train_step_workload final : public workload {
 
 }  // namespace
 
-kind_schema train_step_schema() {
-  kind_schema s;
-  s.kind = "train_step";
-  s.description =
-      "One mixed-precision training step (forward, MSE loss, backward, dynamic loss scaling, AdamW on fp32 master "
-      "weights) of a bias-free ReLU MLP, layers x Linear(hidden, hidden), on a fixed synthetic regression target";
-  param_def dtype =
-      make_param("dtype", param_type::string, "compute type of weight copies, activations and gradients", "fp16");
-  dtype.choices = {"fp16", "bf16"};
-  param_def layers = make_param("layers", param_type::integer, "Linear(hidden, hidden) layers", 8);
-  layers.min = 1;
-  layers.max = 1024;
-  param_def hidden = make_param("hidden", param_type::integer, "width of every layer", 8192);
-  hidden.min = 8;
-  hidden.max = 65536;
-  param_def batch = make_param("batch", param_type::integer, "samples per step", 2048);
-  batch.min = 1;
-  batch.max = 1 << 20;
-  s.params = {dtype, layers, hidden, batch};
-  return s;
-}
-
 std::unique_ptr<workload> make_train_step(const workload_spec& spec) {
   return std::make_unique<train_step_workload>(spec);
 }

@@ -4,12 +4,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema train_step_schema();
 std::unique_ptr<workload> make_train_step(const workload_spec& spec);
 
 }  // namespace cudabench

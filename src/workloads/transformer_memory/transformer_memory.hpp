@@ -5,12 +5,10 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/kind_schema.hpp"
 #include "cudabench/workload.hpp"
 
 namespace cudabench {
 
-kind_schema transformer_memory_schema();
 std::unique_ptr<workload> make_transformer_memory(const workload_spec& spec);
 
 }  // namespace cudabench

@@ -1,6 +1,9 @@
-// See llm_config.hpp. Defaults for keys config.json may omit follow transformers' LlamaConfig, so
-// a directory means what it means to transformers; the dimensions themselves are required, since a
-// config without them is almost certainly not what the user meant to point at.
+// See llm_config.hpp. It lives with the kinds because only the llm_decode kind needs it: its GPU
+// workload, and its rules (a model directory holds a Llama config; max_length within the model's
+// context), which core's kind_rules.cpp checks. Defaults for keys config.json may omit follow
+// transformers' LlamaConfig, so a directory means what it means to transformers; the dimensions
+// themselves are required, since a config without them is almost certainly not what the user meant
+// to point at.
 #include "cudabench/llm_config.hpp"
 
 #include <filesystem>
