@@ -31,6 +31,7 @@ Writes DIR/torchmatch.json (one record a row) and DIR/cudabench.json (the run's 
 every row passed, 1 one failed, 2 bad usage, 3 no CUDA PyTorch.
 """
 import argparse
+import atexit
 import glob
 import json
 import math
@@ -213,6 +214,8 @@ def main():
     if args.cudabench:
         dumps = os.path.join(args.out, "dumps") if args.keep_dumps else tempfile.mkdtemp(prefix="torchmatch-")
         os.makedirs(dumps, exist_ok=True)
+        if not args.keep_dumps:  # ~250 MB a row: gone however this ends
+            atexit.register(shutil.rmtree, dumps, ignore_errors=True)
         suite_path = os.path.join(args.out, "torchmatch-suite.json")
         with open(suite_path, "w") as f:
             json.dump(suite(args.batch, args.seq_len), f, indent=1)
@@ -254,8 +257,6 @@ def main():
     with open(os.path.join(args.out, "torchmatch.json"), "w") as f:
         json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "rms_ratio_bound": RMS_RATIO,
                    "rows": records}, f, indent=1)
-    if args.cudabench and not args.keep_dumps:
-        shutil.rmtree(dumps, ignore_errors=True)
     print(f"torch_match: {'PASS' if ok else 'FAIL'}: {sum(r['passed'] for r in records)}/{len(records)} rows")
     return 0 if ok else 1
 
