@@ -2,8 +2,12 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle quick full aa sens cudnn memlimit sanitize baseline cuda12 profile
-#            (default: all but baseline, cuda12 and profile, in that order)
+#   stages: build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize baseline cuda12
+#            profile (default: all but baseline, cuda12 and profile, in that order)
+#     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1)
+#            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
+#            each judged against fp64 truth (scripts/torch_match.py; docs/transformer-train-memory.md);
+#            torchmatch/torchmatch.json holds the errors
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
 #            must give 0 improved / 0 regressed; prints the between-round spread
@@ -30,8 +34,8 @@
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
-default_stages=(build unit gpu oracle quick full aa sens cudnn memlimit sanitize)
+all_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
+default_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
@@ -222,6 +226,7 @@ for s in "${stages[@]}"; do
     unit) stage unit ctest --test-dir build -LE 'gpu|slurm' --output-on-failure ;;
     gpu) stage gpu ctest --test-dir build -L gpu --output-on-failure ;;
     oracle) stage oracle run_oracles ;;
+    torchmatch) stage torchmatch env PYTHONUNBUFFERED=1 $python scripts/torch_match.py --cudabench "$bin" --out "$results/torchmatch" ;;
     quick) stage quick run_quick ;;
     full) stage full run_suite_pair full ;;
     aa) stage aa run_aa ;;

@@ -1,11 +1,13 @@
-// Read-only access to safetensors checkpoints (Hugging Face / torch state_dict exports), single
-// files and sharded directories (model.safetensors.index.json). Host-only: files are mmapped and
+// Read access to safetensors checkpoints (Hugging Face / torch state_dict exports), single
+// files and sharded directories (model.safetensors.index.json), and a writer of single files (test
+// hooks and oracle helpers hand tensors to PyTorch with it). Host-only: files are mmapped and
 // tensors handed out as byte spans for the caller to upload. Every problem -- missing file,
 // truncated data, unknown tensor, wrong dtype or shape -- is an input_error naming the file and
 // the tensor.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,5 +66,19 @@ class checkpoint {
   std::string source_;
   std::vector<std::shared_ptr<safetensors_file>> files_;
 };
+
+// One tensor to write: `data` holds numel(shape) elements of `dtype` (a safetensors_dtype_size name).
+struct tensor_bytes {
+  std::string name;
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  const void* data = nullptr;
+};
+
+// Writes one .safetensors file (whole or not at all: write_file_atomically), tensors in the order
+// given, `metadata` as the header's "__metadata__" string map. input_error on an unknown dtype or a
+// repeated name.
+void write_safetensors(const std::string& path, const std::vector<tensor_bytes>& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace cudabench

@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 
 namespace cudabench {
@@ -206,6 +207,36 @@ std::vector<std::string> checkpoint::names() const {
   for (const auto& f : files_)
     for (const auto& t : f->tensors()) out.push_back(t.name);
   return out;
+}
+
+void write_safetensors(const std::string& path, const std::vector<tensor_bytes>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  // Ordered, so the data section follows the header's order (readers do not care; diffs do).
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t off = 0;
+  for (const auto& t : tensors) {
+    const std::size_t es = safetensors_dtype_size(t.dtype);
+    if (es == 0) throw input_error(fmt::format("{}: tensor {}: unknown dtype {}", path, t.name, t.dtype));
+    if (t.name == "__metadata__" || header.contains(t.name))
+      throw input_error(fmt::format("{}: tensor name {} repeated or reserved", path, t.name));
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n *= static_cast<std::uint64_t>(d);
+    header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {off, off + n * es}}};
+    off += n * es;
+  }
+  std::string h = header.dump();
+  while (h.size() % 8 != 0) h.push_back(' ');  // the format pads the header so the data is aligned
+  std::string bytes;
+  bytes.reserve(8 + h.size() + off);
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((h.size() >> (8 * i)) & 0xff));  // little-endian
+  bytes += h;
+  for (const auto& t : tensors) {
+    const auto& entry = header[t.name]["data_offsets"];
+    const std::size_t n = entry[1].get<std::size_t>() - entry[0].get<std::size_t>();
+    if (n != 0) bytes.append(static_cast<const char*>(t.data), n);
+  }
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace cudabench

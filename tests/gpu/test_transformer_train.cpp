@@ -1,7 +1,7 @@
 // transformer_memory's train mode on the GPU: the forward with dropout against the CPU double
 // reference drawing the same masks; its memory -- exactly the plan (inputs, weights, scratch and
 // one buffer per saved tensor), above inference's by the saved-tensor accounting; and a row's
-// mem_limit reporting oom with the bytes asked for, through the CLI.
+// mem_limit reporting oom with the bytes asked for, through the CLI; the torch_match dump hook.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -17,9 +18,11 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/safetensors.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/reference.hpp"
+#include "workloads/transformer_memory/torch_dump.hpp"
 #include "workloads/transformer_memory/validate.hpp"
 
 namespace cudabench {
@@ -135,6 +138,45 @@ TEST(TransformerTrainGpu, RowMemLimitReportsOom) {
   EXPECT_GT(*r.workloads[0].oom_requested_bytes, 0u);
   EXPECT_NE(r.workloads[0].message.find("the row's mem_limit 0.25 GiB"), std::string::npos) << r.workloads[0].message;
   EXPECT_EQ(r.workloads[1].state, status::ok) << r.workloads[1].message;
+}
+
+// CUDABENCH_TRANSFORMER_DUMP through the CLI: one file for the row, with the state_dict under
+// torch's names, the inputs, a finite output and all 60 masks of the 6+6 layers, each the draw
+// of its (layer, site) -- what scripts/torch_match.py hands PyTorch.
+TEST(TransformerTrainGpu, TorchDumpHoldsTheForwardAndItsMasks) {
+  REQUIRE_GPU();
+  const fs::path dir = fs::temp_directory_path() / "cudabench_torch_dump";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path suite = dir / "suite.json";
+  std::ofstream(suite) << R"({"name": "t", "workloads": [
+    {"kind": "transformer_memory", "batch": 1, "seq_len": 16, "mode": "train"}]})";
+  const std::string cmd = "CUDABENCH_TRANSFORMER_DUMP=" + dir.string() + " " + CUDABENCH_BINARY + " --suite " +
+                          suite.string() + " --reps 1 --warmup 0 -q --no-output > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::vector<fs::path> dumps;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".safetensors") dumps.push_back(e.path());
+  ASSERT_EQ(dumps.size(), 1u);
+  const checkpoint ck = checkpoint::open(dumps[0].string());
+  ck.expect("encoder.layers.0.self_attn.in_proj_weight", {"F32"}, {1536, 512});
+  ck.expect("decoder.norm.bias", {"F32"}, {512});
+  ck.expect("src", {"F32"}, {1, 16, 512});
+  const tensor_info& out = ck.expect("output", {"F32"}, {1, 16, 512});
+  const float* y = reinterpret_cast<const float*>(ck.data(out));
+  EXPECT_TRUE(std::all_of(y, y + out.numel(), [](float v) { return std::isfinite(v); }));
+  std::size_t masks = 0;
+  for (const auto& n : ck.names()) masks += n.rfind("mask.", 0) == 0;
+  EXPECT_EQ(masks, 60u);
+  const tensor_info& m = ck.expect("mask.decoder.layers.5.multihead_attn", {"U8"}, {1, 8, 16, 16});
+  // The workload's mask seed from the run's seed (run_context::seed 0x5eed); layer 11 = decoder 5.
+  const std::vector<std::uint8_t> want = transformer::dropout_mask(
+      transformer::dropout_site_seed(0x5eed * 1000003ull + 17, 11, transformer::dropout_site::cross_attention_probs),
+      transformer::dropout_threshold(0.1), 1 * 8 * 16 * 16);
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), reinterpret_cast<const std::uint8_t*>(ck.data(m))));
+  ck.expect("mask.encoder.layers.0.dropout", {"U8"}, {1, 16, 2048});
+  ck.expect("mask.encoder.layers.5.dropout2", {"U8"}, {1, 16, 512});
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,17 +1,16 @@
 // Small host helpers shared by the oracle helper executables (header-only: each tests/oracle/*.cpp
 // is its own executable): --key value argument parsing and a minimal safetensors writer for F32
-// tensors, which the python side reads with safetensors.torch.load_file.
+// tensors (cudabench::write_safetensors), which the python side reads with safetensors.torch.load_file.
 #pragma once
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "cudabench/safetensors.hpp"
 
 namespace oracle_io {
 
@@ -41,24 +40,11 @@ struct tensor {
   std::vector<float> data;
 };
 
+// F32 tensors through cudabench's writer.
 inline void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, tensor>>& tensors) {
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  std::uint64_t off = 0;
-  for (const auto& [name, t] : tensors) {
-    const std::uint64_t bytes = t.data.size() * 4;
-    header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {off, off + bytes}}};
-    off += bytes;
-  }
-  std::string h = header.dump();
-  while (h.size() % 8 != 0) h.push_back(' ');
-  const std::uint64_t n = h.size();
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f.write(reinterpret_cast<const char*>(&n), 8);  // little-endian on x86-64
-  f.write(h.data(), static_cast<std::streamsize>(h.size()));
-  for (const auto& [name, t] : tensors)
-    f.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size() * 4));
-  if (!f) throw std::runtime_error("short write to " + path);
+  std::vector<cudabench::tensor_bytes> out;
+  for (const auto& [name, t] : tensors) out.push_back({name, "F32", t.shape, t.data.data()});
+  cudabench::write_safetensors(path, out);
 }
 
 }  // namespace oracle_io

@@ -1,8 +1,9 @@
-// safetensors reader: a file written byte by byte here, plus truncation and shape errors.
+// safetensors reader and writer: files written byte by byte here, plus truncation and shape errors.
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -114,4 +115,35 @@ TEST(Safetensors, HostileHeadersAreInputErrors) {
       EXPECT_NE(std::string(e.what()).find(b.words), std::string::npos) << e.what();
     }
   }
+}
+
+// The writer (torch_match's dump hook and the oracle helpers use it): what it writes reads back
+// through the reader, metadata included, and bad input is refused before anything is written.
+TEST(Safetensors, WriterRoundTripsThroughTheReader) {
+  const fs::path dir = fs::temp_directory_path() / "cudabench_st_test";
+  fs::create_directories(dir);
+  const std::string path = (dir / "written.safetensors").string();
+  const std::vector<float> w = {1, -2.5f, 3, 4, 5, 6};
+  const std::vector<std::uint8_t> m = {1, 0, 1};
+  write_safetensors(path,
+                    {{"w", "F32", {2, 3}, w.data()}, {"mask", "U8", {3}, m.data()}, {"empty", "F32", {0}, nullptr}},
+                    {{"mode", "train"}});
+  const auto ck = checkpoint::open(path);
+  const auto& wt = ck.expect("w", {"F32"}, {2, 3});
+  float back[6];
+  std::memcpy(back, ck.data(wt), sizeof back);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(back[i], w[i]);
+  const auto& mt = ck.expect("mask", {"U8"}, {3});
+  EXPECT_EQ(std::memcmp(ck.data(mt), m.data(), 3), 0);
+  EXPECT_EQ(ck.expect("empty", {"F32"}, {0}).bytes(), 0u);
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::uint64_t n = 0;
+  std::memcpy(&n, text.data(), 8);
+  EXPECT_EQ(n % 8, 0u);  // padded, so the data section is 8-byte aligned
+  EXPECT_NE(text.find(R"("__metadata__":{"mode":"train"})"), std::string::npos) << text.substr(0, 8 + n);
+
+  EXPECT_THROW(write_safetensors(path, {{"x", "F31", {1}, w.data()}}), input_error);
+  EXPECT_THROW(write_safetensors(path, {{"x", "F32", {1}, w.data()}, {"x", "F32", {1}, w.data()}}), input_error);
+  EXPECT_THROW(write_safetensors(path, {{"__metadata__", "F32", {1}, w.data()}}), input_error);
 }

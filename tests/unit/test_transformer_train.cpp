@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "test_support.hpp"
 #include "workloads/transformer_memory/dropout_rng.hpp"
 #include "workloads/transformer_memory/saved_tensors.hpp"
+#include "workloads/transformer_memory/torch_dump.hpp"
 
 using cudabench::test::temp_path;
 using cudabench::test::write_text;
@@ -110,6 +112,24 @@ TEST(TransformerTrain, MaskRngRateIsP) {
       dropped += dropout_keep(dropout_site_seed(3, 2, dropout_site::ffn_hidden), i, t) ? 0 : 1;
     EXPECT_NEAR(static_cast<double>(dropped) / n, p, 1e-3) << p;
   }
+}
+
+// The masks the torch_match hook hands PyTorch are the kernels' draws, element by element, and
+// its file names carry no '/' or '='.
+TEST(TransformerTrain, DumpedMaskIsTheKernelsDraw) {
+  const std::uint64_t seed = dropout_site_seed(5, 13, dropout_site::cross_attention_probs);
+  const std::uint32_t t = dropout_threshold(0.1);
+  const std::vector<std::uint8_t> m = dropout_mask(seed, t, 5000);
+  ASSERT_EQ(m.size(), 5000u);
+  std::size_t dropped = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    EXPECT_EQ(m[i] == 1, dropout_keep(seed, i, t)) << i;
+    dropped += m[i] == 0;
+  }
+  EXPECT_GT(dropped, 400u);  // about 500 of 5000 at p = 0.1
+  EXPECT_LT(dropped, 600u);
+  EXPECT_EQ(torch_dump_file_name("transformer_memory/batch=2/seq_len=512/mode=train/dropout=0.1"),
+            "transformer_memory_batch_2_seq_len_512_mode_train_dropout_0.1.safetensors");
 }
 
 namespace {

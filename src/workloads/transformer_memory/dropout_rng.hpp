@@ -10,6 +10,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #if defined(__CUDACC__)
 #define CUDABENCH_HD __host__ __device__
@@ -46,6 +47,14 @@ enum class dropout_site : int {
 
 inline std::uint64_t dropout_site_seed(std::uint64_t seed, int layer, dropout_site site) {
   return splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(layer) * 8 + static_cast<std::uint64_t>(site)));
+}
+
+// The mask that (site seed, threshold) draws over elements [0, n): 1 kept, 0 dropped. Host-only;
+// the torch_match test hook (torch_dump.hpp) writes it for PyTorch to apply.
+inline std::vector<std::uint8_t> dropout_mask(std::uint64_t site_seed, std::uint32_t threshold, std::size_t n) {
+  std::vector<std::uint8_t> m(n);
+  for (std::size_t i = 0; i < n; ++i) m[i] = dropout_keep(site_seed, i, threshold) ? 1 : 0;
+  return m;
 }
 
 }  // namespace cudabench::transformer

@@ -5,6 +5,9 @@
 //   verify:  the full-size forward is finite; the small validation shape through the same code
 //            matches the CPU double reference.
 //   run:     one forward pass (mode train: with dropout, keeping what autograd saves; model.hpp).
+//   CUDABENCH_TRANSFORMER_DUMP=DIR (tests only: scripts/torch_match.py) makes verify() write the
+//            weights, inputs, output and dropout masks of the full-size forward for PyTorch to
+//            rerun (torch_dump.hpp); host memory only, before anything is timed.
 //   metrics: peak_memory_mb (headline; own allocations + library workspaces, from the harness),
 //            time_ms, tokens_per_s = batch * seq_len / time (source tokens; target has as many).
 #include "workloads/transformer_memory/transformer_memory.hpp"
@@ -15,6 +18,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
 #include "workloads/transformer_memory/model.hpp"
+#include "workloads/transformer_memory/torch_dump.hpp"
 #include "workloads/transformer_memory/validate.hpp"
 
 namespace cudabench {
@@ -25,7 +29,7 @@ constexpr double default_dropout = 0.1;  // nn.Transformer's default
 
 class transformer_memory_workload final : public workload {
  public:
-  explicit transformer_memory_workload(const workload_spec& spec) {
+  explicit transformer_memory_workload(const workload_spec& spec) : id_(spec.id) {
     cfg_.batch = static_cast<int>(spec.get_int("batch"));
     cfg_.src_len = cfg_.tgt_len = static_cast<int>(spec.get_int("seq_len"));
     cfg_.dtype = parse_dtype(spec.get_string("dtype"), "transformer_memory", {dtype::fp32, dtype::fp16});
@@ -69,6 +73,8 @@ class transformer_memory_workload final : public workload {
   validation_outcome verify(run_context& ctx) override {
     model_->forward(ctx.stream);
     validation_outcome big = transformer::check_finite(*model_);
+    if (const std::string dir = transformer::torch_dump_dir(); !dir.empty())
+      transformer::dump_for_torch(*model_, dir + "/" + transformer::torch_dump_file_name(id_), id_);
     // The small shape shares the cuBLASLt context (and its workspace) with the full-size model.
     // ... and the attention kernel the tuner chose, so the reference check covers what is timed.
     transformer::config small_cfg = transformer::validation_config(cfg_.dtype);
@@ -104,6 +110,7 @@ class transformer_memory_workload final : public workload {
 
  private:
   transformer::config cfg_;
+  std::string id_;
   std::string weights_;
   std::string tuning_;     // the attention tuner's summary, reported in the validation message
   std::string attention_;  // the kernel it chose, recorded as the workload's tuning

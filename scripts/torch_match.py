@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Proves that transformer_memory computes what torch.nn.Transformer computes, on the same weights
+and inputs, in each mode the suites run (issue 24's "identical outputs").
+
+cudabench runs a small suite of transformer_memory rows at the real shape (d_model 512, 8 heads,
+6+6 layers, feed-forward 2048, seq_len 512, a small batch) with CUDABENCH_TRANSFORMER_DUMP set, so
+each row's verify() writes its state_dict, src, tgt, output and dropout masks (torch_dump.hpp).
+Each dump is loaded into torch.nn.Transformer(batch_first=True) with load_state_dict(strict=True)
+-- the same parameter names and shapes, or it fails -- and run in the row's semantics:
+  inference          module.eval() under no_grad (PyTorch's fast path, as torch_reference runs it)
+  train, dropout 0   module.train(), autograd on (the seed's measurement; p = 0 drops nothing)
+  train, dropout p   module.train(), autograd on, with cudabench's masks in place of PyTorch's RNG:
+                     each nn.Dropout module (dropout1/2/3, dropout) is replaced by one applying
+                     the dumped mask, and F.scaled_dot_product_attention by an explicit softmax
+                     whose probabilities get the attention module's mask (the hash RNG cannot be
+                     PyTorch's Philox, so the masks are handed over instead; every module and
+                     attention call is counted, so a mask that is not applied fails the check).
+A reference is judged against higher-precision truth: the same module in fp64 (training mode, so
+no fp32-only fast path; masks applied the same way, scale the kernels' float 1/(1-p)). The error of
+an output is |y - truth| / max(|truth|, 1), as cudabench's validation measures it. A row passes when
+  cudabench's output is finite, its max error <= the tolerance (fp32 1e-4, cudabench's validation
+  tolerance; fp16 5e-2, tests/oracle/oracle_transformer.py's for this 12-layer shape), and its RMS
+  error <= 3 x PyTorch's own RMS error in the same dtype (TF32 off): the same function, computed
+  about as accurately as PyTorch computes it (RMS over all outputs: the max of one element is noisy).
+A control shows the check can fail: cudabench's output against norm_first=True (pre-norm, a
+different function on the same weights) must be more than 10 x the tolerance away.
+
+    scripts/torch_match.py --cudabench build/cudabench --out DIR     run cudabench, then compare
+    scripts/torch_match.py --dumps DUMPDIR --out DIR                 compare existing dumps only
+Writes DIR/torchmatch.json (one record a row) and DIR/cudabench.json (the run's results). Exit: 0
+every row passed, 1 one failed, 2 bad usage, 3 no CUDA PyTorch.
+"""
+import argparse
+import atexit
+import glob
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RMS_RATIO = 3.0
+TOL = {"fp32": 1e-4, "fp16": 5e-2}
+
+
+def suite(batch, seq_len):
+    base = {"kind": "transformer_memory", "batch": batch, "seq_len": seq_len}
+    return {
+        "name": "torchmatch",
+        "description": "transformer_memory rows whose outputs scripts/torch_match.py reruns in torch.nn.Transformer",
+        "defaults": {"repetitions": 1, "warmup": 0, "min_time_ms": 0},
+        "workloads": [dict(base, dtype="fp32"), dict(base, dtype="fp16"),
+                      dict(base, dtype="fp32", mode="train", dropout=0),
+                      dict(base, dtype="fp32", mode="train")],
+    }
+
+
+def load(path):
+    from safetensors import safe_open
+    with safe_open(path, framework="pt") as f:
+        return f.metadata(), {k: f.get_tensor(k) for k in f.keys()}
+
+
+def build(torch, meta, state, dtype, norm_first=False):
+    train = meta["mode"] == "train"
+    m = torch.nn.Transformer(d_model=int(meta["d_model"]), nhead=int(meta["nhead"]),
+                             num_encoder_layers=int(meta["encoder_layers"]),
+                             num_decoder_layers=int(meta["decoder_layers"]),
+                             dim_feedforward=int(meta["dim_feedforward"]),
+                             dropout=float(meta["dropout"]) if train else 0.0, activation="relu",
+                             layer_norm_eps=float(meta["layer_norm_eps"]), batch_first=True,
+                             norm_first=norm_first)
+    m.load_state_dict(state, strict=True)  # same names, same shapes: the layout maps one to one
+    return m.to(device="cuda", dtype=dtype)
+
+
+class MaskedDropout:
+    """cudabench's masks in place of nn.Dropout and SDPA's dropout, for one forward."""
+
+    def __init__(self, torch, model, masks, scale):
+        self.torch, self.model, self.scale = torch, model, scale
+        self.masks = {k[len("mask."):]: v.cuda().bool() for k, v in masks.items()}
+        self.calls, self.current, self.saved = {}, None, []
+
+    def _apply(self, name, x):
+        mask = self.masks[name]
+        if tuple(mask.shape) != tuple(x.shape):
+            raise RuntimeError(f"mask {name}: shape {tuple(mask.shape)}, tensor {tuple(x.shape)}")
+        self.calls[name] = self.calls.get(name, 0) + 1
+        return self.torch.where(mask, x * self.scale, self.torch.zeros_like(x))
+
+    def _sdpa(self, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **_):
+        if attn_mask is not None or is_causal or self.current is None:
+            raise RuntimeError("unexpected scaled_dot_product_attention call (a mask, causal, or outside MHA)")
+        s = scale if scale is not None else 1.0 / math.sqrt(q.size(-1))
+        probs = self.torch.softmax((q @ k.transpose(-2, -1)) * s, dim=-1)
+        return self._apply(self.current, probs) @ v
+
+    def __enter__(self):
+        torch = self.torch
+        outer = self
+
+        class Drop(torch.nn.Module):
+            def __init__(self, name):
+                super().__init__()
+                self.name = name
+
+            def forward(self, x):
+                return outer._apply(self.name, x)
+
+        for name, mod in list(self.model.named_modules()):
+            for attr in ("dropout", "dropout1", "dropout2", "dropout3"):
+                full = f"{name}.{attr}"
+                if full in self.masks and isinstance(getattr(mod, attr, None), torch.nn.Dropout):
+                    self.saved.append((mod, attr, getattr(mod, attr)))
+                    setattr(mod, attr, Drop(full))
+            if name in self.masks and isinstance(mod, torch.nn.MultiheadAttention):
+                self.saved.append(mod.register_forward_pre_hook(lambda m, a, n=name: setattr(outer, "current", n)))
+                self.saved.append(mod.register_forward_hook(lambda m, a, o: setattr(outer, "current", None)))
+        self.orig_sdpa = torch.nn.functional.scaled_dot_product_attention
+        torch.nn.functional.scaled_dot_product_attention = self._sdpa
+        return self
+
+    def __exit__(self, *exc):
+        self.torch.nn.functional.scaled_dot_product_attention = self.orig_sdpa
+        for s in self.saved:
+            if isinstance(s, tuple):
+                setattr(*s)
+            else:
+                s.remove()
+        return False
+
+    def check_all_used(self):
+        unused = [n for n in self.masks if self.calls.get(n) != 1]
+        if unused:
+            raise RuntimeError(f"{len(unused)} masks not applied exactly once (e.g. {unused[0]}): "
+                               "PyTorch's module structure is not what the dump assumes")
+
+
+def forward(torch, meta, t, dtype, norm_first=False, fast=False):
+    """The row's forward in `dtype`. fast: inference as PyTorch runs it (eval, no_grad)."""
+    state = {k: v for k, v in t.items() if not k.startswith("mask.") and k not in ("src", "tgt", "output")}
+    m = build(torch, meta, state, dtype, norm_first)
+    src, tgt = t["src"].cuda().to(dtype), t["tgt"].cuda().to(dtype)
+    masks = {k: v for k, v in t.items() if k.startswith("mask.")}
+    if fast:
+        with torch.no_grad():
+            return m.eval()(src, tgt).double()
+    m.train()
+    if not masks:
+        return m(src, tgt).detach().double()
+    # The kernels multiply kept elements by the float 1/(1-p); x * python-float casts to x's dtype.
+    scale = float(torch.tensor(float(meta["dropout_scale"]), dtype=torch.float32))
+    with MaskedDropout(torch, m, masks, scale) as md:
+        y = m(src, tgt).detach().double()
+    md.check_all_used()
+    return y
+
+
+def errors(y, truth):
+    e = (y - truth).abs() / truth.abs().clamp_min(1.0)
+    return float(e.max()), float(e.pow(2).mean().sqrt())
+
+
+def compare(torch, path):
+    meta, t = load(path)
+    dtype = {"fp32": torch.float32, "fp16": torch.float16}[meta["dtype"]]
+    ours = t["output"].cuda().double()
+    inference = meta["mode"] == "inference"
+    truth = forward(torch, meta, t, torch.float64)
+    theirs = forward(torch, meta, t, dtype, fast=inference)
+    control = forward(torch, meta, t, torch.float64, norm_first=True)
+    cb_max, cb_rms = errors(ours, truth)
+    pt_max, pt_rms = errors(theirs, truth)
+    ctl_max, _ = errors(ours, control)
+    tol = TOL[meta["dtype"]]
+    finite = bool(torch.isfinite(ours).all())
+    ratio = cb_rms / pt_rms if pt_rms > 0 else (0.0 if cb_rms == 0 else math.inf)
+    ok = finite and cb_max <= tol and ratio <= RMS_RATIO and ctl_max > 10 * tol
+    masks = [k for k in t if k.startswith("mask.")]
+    dropped = sum(int((t[k] == 0).sum()) for k in masks) / max(1, sum(t[k].numel() for k in masks))
+    return {"row": meta["row_id"], "mode": meta["mode"], "dtype": meta["dtype"], "dropout": float(meta["dropout"]),
+            "masks": len(masks), "dropped_fraction": dropped, "attention": meta["attention"],
+            "batch": int(meta["batch"]), "seq_len": int(meta["src_len"]), "outputs": ours.numel(), "finite": finite,
+            "cudabench_max_err": cb_max, "cudabench_rms_err": cb_rms, "torch_max_err": pt_max,
+            "torch_rms_err": pt_rms, "rms_ratio": ratio, "max_abs_diff_vs_torch": float((ours - theirs).abs().max()),
+            "control_norm_first_max_err": ctl_max, "tolerance": tol, "passed": ok}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cudabench", help="the binary to run (omit with --dumps)")
+    ap.add_argument("--dumps", help="compare the dumps already in this directory instead of running cudabench")
+    ap.add_argument("--out", required=True, help="directory for torchmatch.json and cudabench.json")
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--seq-len", type=int, default=512)
+    ap.add_argument("--keep-dumps", action="store_true", help="keep the dumps (~250 MB a row) under --out")
+    args = ap.parse_args()
+    if bool(args.cudabench) == bool(args.dumps):
+        ap.error("give exactly one of --cudabench and --dumps")
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("no CUDA device")
+    except Exception as e:  # noqa: BLE001 -- any import or device failure is "no usable PyTorch"
+        print(f"torch_match: no CUDA PyTorch: {e}", file=sys.stderr)
+        return 3
+    torch.backends.cuda.matmul.allow_tf32 = False  # PyTorch's fp32 is fp32, as cudabench's is
+    torch.backends.cudnn.allow_tf32 = False
+    os.makedirs(args.out, exist_ok=True)
+    dumps = args.dumps
+    if args.cudabench:
+        dumps = os.path.join(args.out, "dumps") if args.keep_dumps else tempfile.mkdtemp(prefix="torchmatch-")
+        os.makedirs(dumps, exist_ok=True)
+        if not args.keep_dumps:  # ~250 MB a row: gone however this ends
+            atexit.register(shutil.rmtree, dumps, ignore_errors=True)
+        suite_path = os.path.join(args.out, "torchmatch-suite.json")
+        with open(suite_path, "w") as f:
+            json.dump(suite(args.batch, args.seq_len), f, indent=1)
+        cmd = [args.cudabench, "--suite", suite_path, "-o", os.path.join(args.out, "cudabench.json"), "--strict",
+               "--warmup-ms", "0"]
+        print("torch_match: " + " ".join(cmd), flush=True)
+        r = subprocess.run(cmd, env=dict(os.environ, CUDABENCH_TRANSFORMER_DUMP=dumps))
+        if r.returncode != 0:
+            print(f"torch_match: cudabench exited {r.returncode}", file=sys.stderr)
+            return 1
+    files = sorted(glob.glob(os.path.join(dumps, "*.safetensors")))
+    if not files:
+        print(f"torch_match: no dumps in {dumps}", file=sys.stderr)
+        return 1
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}; err = max |y - fp64 truth| / max(|truth|, 1)")
+    print(f"pass: cudabench max err <= tol, cudabench RMS err <= {RMS_RATIO:g} x PyTorch's, "
+          "control (norm_first=True) max err > 10 x tol")
+    print(f"{'row':<64} {'attention':<16} {'cb max':>9} {'cb rms':>9} {'pt max':>9} {'pt rms':>9} "
+          f"{'ratio':>6} {'|cb-pt|':>9} {'control':>8} {'masks':>5} verdict")
+    records, ok = [], True
+    for path in files:
+        try:
+            rec = compare(torch, path)
+        except Exception as e:  # noqa: BLE001 -- a row that cannot be compared fails, the rest go on
+            rec = {"row": os.path.basename(path), "passed": False, "error": f"{type(e).__name__}: {e}"}
+            records.append(rec)
+            ok = False
+            print(f"{rec['row']:<64} FAIL: {rec['error']}", flush=True)
+            continue
+        records.append(rec)
+        ok &= rec["passed"]
+        print(f"{rec['row']:<64} {rec['attention']:<16} {rec['cudabench_max_err']:9.2e} {rec['cudabench_rms_err']:9.2e} "
+              f"{rec['torch_max_err']:9.2e} {rec['torch_rms_err']:9.2e} {rec['rms_ratio']:6.2f} "
+              f"{rec['max_abs_diff_vs_torch']:9.2e} {rec['control_norm_first_max_err']:8.3f} {rec['masks']:5d} "
+              f"{'PASS' if rec['passed'] else 'FAIL'}", flush=True)
+        if rec["masks"]:
+            print(f"  masks applied: {rec['masks']}, dropped {rec['dropped_fraction']:.4f} of their elements "
+                  f"(p = {rec['dropout']:g})")
+    with open(os.path.join(args.out, "torchmatch.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "rms_ratio_bound": RMS_RATIO,
+                   "rows": records}, f, indent=1)
+    print(f"torch_match: {'PASS' if ok else 'FAIL'}: {sum(r['passed'] for r in records)}/{len(records)} rows")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
