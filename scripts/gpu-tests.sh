@@ -11,8 +11,11 @@
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
 #            must give 0 improved / 0 regressed; prints the between-round spread
-#     sens   sensitivity: the slowest forced GEMV variant of Llama-2-7B against the tuned build,
-#            interleaved; the LLM row must regress and no other row change
+#     sens   sensitivity: two planted slowdowns of a few percent (Llama-2-7B decode with one GEMV site
+#            forced slower, $SENS_LLM_PLANT; memset writing $SENS_MEMSET_PCT% twice) against the same
+#            build: interleaved `ab` must call both rows regressed and no other row changed; with
+#            $SENS_BASELINE (a stored result file from another session) also nightly mode: a
+#            planted run of --rounds 3 against it must call memset 1 GiB regressed, nothing improved
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
 #     sanitize  compute-sanitizer: memcheck over configs/sanitize.json (every kind, smallest
 #            sizes, library kernels (cuBLAS, cuDNN) excluded); racecheck and initcheck over the GPU
@@ -104,30 +107,66 @@ run_aa() {  # the same build twice, interleaved rounds in fresh processes: no ro
   ! grep -Eq '"verdict": *"(improved|regressed)"' "$results/aa-$suite/compare.json"
 }
 
-run_sens() {  # a real, known slowdown must be caught, and only there
-  local v best_v=-1 worst=999999 tps filter='llm_decode/model=llama-2-7b/*prompt_tokens=128*,matmul/*8192*,memory_bandwidth/op=d2d/*'
-  for v in 0 1 2 3; do  # find the slowest GEMV variant for Llama-2-7B (one short run each)
-    CUDABENCH_LLM_GEMV=$v "$bin" --suite full --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --reps 2 \
-      -o "$results/sens-probe-$v.json" --quiet --format csv > /dev/null || return 1
-    tps=$($python -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['workloads'][0]['metrics']['decode_tokens_per_s']['median'])" "$results/sens-probe-$v.json")
-    echo "sens: CUDABENCH_LLM_GEMV=$v -> $tps tokens/s"
-    if $python -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$tps" "$worst"; then worst=$tps; best_v=$v; fi
-  done
-  echo "sens: slowest variant $best_v ($worst tokens/s)"
-  "$bin" ab "$bin" "env CUDABENCH_LLM_GEMV=$best_v $bin" --suite full --filter "$filter" --labels "tuned,GEMV $best_v" \
-    -o "$results/sens" --format markdown || return 1
-  $python - "$results/sens/compare.json" <<'PY'
+# The planted slowdowns `sens` checks (each a real change on the GPU, a few percent): Llama-2-7B
+# decode with one GEMV call site forced to a slower variant, and memset writing part of its buffer
+# twice. $SENS_LLM_PLANT and $SENS_MEMSET_PCT override them.
+sens_plant() {
+  echo "CUDABENCH_LLM_GEMV=${SENS_LLM_PLANT:-gate_up:1} CUDABENCH_PLANT_MEMSET_REWRITE_PCT=${SENS_MEMSET_PCT:-4}"
+}
+sens_filter='llm_decode/model=llama-2-7b/*prompt_tokens=128*,matmul/*8192*,memory_bandwidth/op=d2d/*,memory_bandwidth/op=memset/*'
+
+# check_planted COMPARE_JSON MODE: the planted rows must be `regressed` (MODE ab: both; MODE nightly:
+# memset 1 GiB, whose session noise is known from many sessions; the LLM row's verdict and mde are
+# printed), and no other row may be improved or regressed.
+check_planted() {
+  $python - "$1" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+mode = sys.argv[2]
 ok = True
 for r in d["rows"]:
-    v = r["changes"][0]["verdict"]
-    want_regressed = r["kind"] == "llm_decode"
-    if want_regressed != (v == "regressed") or (not want_regressed and v == "improved"):
-        ok = False
-    print(f"{r['name']}: {v} {r['changes'][0]['change_pct']}")
+    c = r["changes"][0]
+    v, planted = c["verdict"], None
+    if r["kind"] == "llm_decode":
+        planted = mode == "ab"
+    elif r["id"].startswith("memory_bandwidth/op=memset/"):
+        planted = mode == "ab" or r["id"].endswith("bytes=1073741824")
+    if planted:
+        good = v == "regressed"
+    elif planted is None:
+        good = v not in ("improved", "regressed")
+    else:  # planted, but the mode is not expected to see it: anything but improved
+        good = v != "improved"
+    ok = ok and good
+    print(f"{'ok  ' if good else 'FAIL'} {r['name']}: {v} {c.get('change_pct')} (mde {c.get('mde_pct')})")
 sys.exit(0 if ok else 1)
 PY
+}
+
+run_sens() {  # real, known slowdowns of a few percent must be caught, and only there
+  local plant rc=0
+  plant=$(sens_plant)
+  echo "sens: planted: $plant"
+  # 1. Interleaved: the planted build against the same build, default rounds.
+  "$bin" ab "$bin" "env $plant $bin" --suite full --filter "$sens_filter" --labels "as built,planted" \
+    -o "$results/sens" --format markdown || return 1
+  echo "--- sens: interleaved ab"
+  check_planted "$results/sens/compare.json" ab || rc=1
+  # 2. Nightly mode: the planted build's run (--rounds 3, as nightly.sh runs) against a stored file
+  #    from an earlier session ($SENS_BASELINE), judged with the committed noise prior.
+  if [[ -n ${SENS_BASELINE:-} ]]; then
+    [[ $SENS_BASELINE = /* ]] || SENS_BASELINE=$root/$SENS_BASELINE
+    env $plant "$bin" --suite full --filter "$sens_filter" --rounds 3 -o "$results/sens-nightly.json" --quiet \
+      --format csv > /dev/null || return 1
+    "$bin" compare "$SENS_BASELINE" "$results/sens-nightly.json" --format markdown | tee "$results/sens-nightly.md"
+    "$bin" compare "$SENS_BASELINE" "$results/sens-nightly.json" --format json -o "$results/sens-nightly-compare.json" \
+      || return 1
+    echo "--- sens: nightly mode against $SENS_BASELINE"
+    check_planted "$results/sens-nightly-compare.json" nightly || rc=1
+  else
+    echo "sens: SENS_BASELINE not set: the nightly-mode half did not run"
+  fi
+  return $rc
 }
 
 run_cudnn() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 entries, same binary

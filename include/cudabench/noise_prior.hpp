@@ -24,8 +24,11 @@ struct measured_noise {
   int rounds = 0;                  // rounds over all of them (0 when unknown: history stores one value per run)
   std::optional<double> round_sd;  // between rounds within a session, pooled; df = round_df
   int round_df = 0;
-  std::optional<double> session_sd;  // of the sessions' levels; df = session_df = sessions - 1
+  // Of the sessions' means around their level's mean (a level: sessions between two changes of the
+  // row's code); df = session_df = sessions - levels.
+  std::optional<double> session_sd;
   int session_df = 0;
+  int levels = 1;
 };
 
 class noise_prior {

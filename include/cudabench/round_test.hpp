@@ -41,7 +41,16 @@ struct round_test_result {
   double ci_low = 0, ci_high = 0;  // (1 - alpha) confidence interval of `effect`
   int observed_df = 0;             // degrees of freedom the rounds themselves gave (Rb + Rc - 2, 0 with one round each)
   double observed_sd = 0;          // their pooled between-round sd (same scale as `effect`); 0 when observed_df == 0
+  // The rounds were far noisier than the prior allows (prior_misfit_p), so the prior, which would
+  // have shrunk their variance, was not used: the row is judged on its own rounds.
+  bool prior_set_aside = false;
 };
+
+// How unlikely the rounds' variance must be under the prior (F test, upper tail) for the prior to
+// be set aside. A prior from other sessions describes the row in general; rounds 10x noisier (an
+// older build timed differently, a disturbed session) are this comparison's evidence, and
+// shrinking them toward a quiet prior would turn their noise into false alarms.
+inline constexpr double prior_misfit_p = 0.001;
 
 struct round_test_options {
   double round_sd = 0.03;  // prior between-round relative sd (> 0)

@@ -1,5 +1,6 @@
 // See compare.hpp and docs/statistics.md. Verdict rules:
-//   either side not ok                                  -> failed (the note says which side and why)
+//   both sides out of memory                            -> unchanged (the row's outcome, e.g. a mem_limit row)
+//   either side not ok otherwise                        -> failed (the note says which side and why)
 //   |change| <  threshold                               -> unchanged
 //   |change| >= threshold, Holm-adjusted p <  alpha     -> improved / regressed (by the sign of the change)
 //   |change| >= threshold, Holm-adjusted p >= alpha     -> inconclusive (too noisy to tell)
@@ -123,6 +124,13 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
     ch.note = base_has_workload ? fmt::format("baseline has no {}", metric) : "not in baseline";
     return std::nullopt;
   }
+  if (base.state == status::oom && cand.state == status::oom) {
+    // Out of memory is the row's outcome, not a breakage: the seed's memory table records "OOM" as
+    // a cell, and a row capped by mem_limit is meant to hit it. Both sides hitting it is no change.
+    ch.outcome = verdict::unchanged;
+    ch.note = "out of memory in both";
+    return std::nullopt;
+  }
   if (base.state != status::ok || cand.state != status::ok) {
     ch.outcome = verdict::failed;
     if (base.state != status::ok) ch.note = side_failure("baseline", base);
@@ -180,6 +188,7 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
     ch.note = "the values span too wide a range for the between-round test";
     return std::nullopt;
   }
+  if (t.prior_set_aside) ch.note = "rounds far noisier than this row's measured prior: judged on its own rounds";
   // Change and interval on the same scale as the test: geometric mean of the rounds' medians.
   auto pct = [&](double effect) { return sign * effect_to_pct(effect, t.log_scale) + 0.0; };
   const double change = pct(t.effect), lo = std::min(pct(t.ci_low), pct(t.ci_high)),

@@ -74,7 +74,12 @@ noise_prior noise_prior::parse(std::string_view text, const std::string& source)
     if (m.round_sd.has_value() != (m.round_df > 0)) bad(source, where, "round_sd and a positive round_df go together");
     if (m.session_sd.has_value() != (m.session_df > 0))
       bad(source, where, "session_sd and a positive session_df go together");
-    if (m.session_df > 0 && m.session_df != m.sessions - 1) bad(source, where, "session_df must be sessions - 1");
+    // Sessions of one level (no code change of the row between them) lend their spread: df = sessions - levels.
+    m.levels = e.contains("levels") ? count_field(e, "levels", source, where) : 1;
+    if (m.levels < 1 || (m.sessions > 0 && m.levels > m.sessions))
+      bad(source, where, "levels must be between 1 and sessions");
+    if (m.session_df > 0 && m.session_df != m.sessions - m.levels)
+      bad(source, where, "session_df must be sessions - levels");
     out.rows_.push_back(std::move(m));
   }
   out.index();

@@ -101,8 +101,15 @@ round_test_result between_round_test(const std::vector<double>& base, const std:
   const double s2_obs = r.observed_df > 0 ? ss / r.observed_df : 0.0;
   r.observed_sd = std::sqrt(s2_obs);
   // On the log scale a relative sd is log(1 + sd) to first order; use it as is.
-  const double s2 = (o.prior_df * o.round_sd * o.round_sd + r.observed_df * s2_obs) / (o.prior_df + r.observed_df);
-  combine(s2, o.prior_df + r.observed_df, nb, nc, o.session_sd, o.session_df, r.se, r.df);
+  const double prior_s2 = o.round_sd * o.round_sd;
+  r.prior_set_aside = r.observed_df >= 2 && s2_obs > prior_s2 &&
+                      f_upper_tail(s2_obs / prior_s2, r.observed_df, o.prior_df) < prior_misfit_p;
+  if (r.prior_set_aside) {
+    combine(s2_obs, r.observed_df, nb, nc, o.session_sd, o.session_df, r.se, r.df);
+  } else {
+    const double s2 = (o.prior_df * prior_s2 + r.observed_df * s2_obs) / (o.prior_df + r.observed_df);
+    combine(s2, o.prior_df + r.observed_df, nb, nc, o.session_sd, o.session_df, r.se, r.df);
+  }
   r.t = r.effect / r.se;
   r.p_value = std::min(1.0, student_t_two_sided_p(r.t, r.df));
   const double q = student_t_quantile(1 - o.alpha / 2, r.df);

@@ -132,6 +132,16 @@ double newton_root(double p, double df, double front, double lo, double hi, doub
 
 }  // namespace
 
+double f_upper_tail(double f, double d1, double d2) {
+  if (!(d1 > 0) || !(d2 > 0) || std::isnan(f))
+    throw std::invalid_argument("f_upper_tail: d1, d2 must be > 0, f a number");
+  if (f <= 0) return 1.0;
+  if (std::isinf(f)) return 0.0;
+  const double a = d2 / 2, b = d1 / 2;
+  const double front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b);
+  return incomplete_beta(a, b, d2 / (d2 + d1 * f), front);
+}
+
 double student_t_cdf(double t, double df) {
   if (!(df > 0)) throw std::invalid_argument("student_t_cdf: degrees of freedom must be positive");
   if (std::isnan(t)) throw std::invalid_argument("student_t_cdf: NaN argument");

@@ -2,6 +2,7 @@
 // destination (a single byte, anywhere) is detected, and the copy kernel handles ragged sizes.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/device_memory.hpp"
+#include "cudabench/errors.hpp"
 #include "cudabench/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/memory_bandwidth/byte_pattern.cuh"
@@ -86,6 +88,26 @@ TEST_F(memory_bandwidth_gpu, corrupted_destination_detected) {
     corrupt(w, static_cast<std::size_t>(mib64 + 4));
     v = w.check_destination(ctx_);
     EXPECT_FALSE(v.passed) << op << " (tail)";
+  }
+}
+
+// The verdict tests' planted slowdown (CUDABENCH_PLANT_MEMSET_REWRITE_PCT) rewrites part of the
+// buffer: the output still validates, the message says what was planted, bad values are refused.
+TEST_F(memory_bandwidth_gpu, planted_memset_rewrite_still_validates) {
+  ::setenv("CUDABENCH_PLANT_MEMSET_REWRITE_PCT", "4", 1);
+  auto w = find_kind("memory_bandwidth")->make(spec("memset", mib64 + 3));
+  w->setup(ctx_);
+  ::unsetenv("CUDABENCH_PLANT_MEMSET_REWRITE_PCT");
+  const validation_outcome v = w->verify(ctx_);
+  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_NE(v.message.find("again over the first " + std::to_string((mib64 + 3) * 4 / 100) + " bytes"),
+            std::string::npos)
+      << v.message;
+  for (const char* bad : {"0", "-3", "101", "4%", "four"}) {
+    ::setenv("CUDABENCH_PLANT_MEMSET_REWRITE_PCT", bad, 1);
+    auto b = find_kind("memory_bandwidth")->make(spec("memset", mib64));
+    EXPECT_THROW(b->setup(ctx_), input_error) << bad;
+    ::unsetenv("CUDABENCH_PLANT_MEMSET_REWRITE_PCT");
   }
 }
 

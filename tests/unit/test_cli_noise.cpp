@@ -17,10 +17,10 @@ std::string h200(const std::string& name) { return std::string(CUDABENCH_CONFIG_
 TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   const auto r = run_cudabench("noise --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Llama-2-7B decode 128->256: 4 sessions (df 3), sessions 0.715% apart, rounds 0.023%.
+  // Llama-2-7B decode 128->256: 7 sessions in 4 levels (df 3), sessions 0.715% apart, rounds 0.033%.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H200  committed         4   3           0.715          0.023  committed"),
+  EXPECT_NE(r.output.find("NVIDIA H200  committed         7   3           0.715          0.033  committed"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("2 rows: committed 2."), std::string::npos) << r.output;
@@ -29,10 +29,18 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
 TEST(CliNoise, AFileShowsItsRowsAndSaysWhichFallBack) {
   // The H200 file's headline rows are measured; the same rows on a GPU model never measured fall
   // back to the kind's table, and the output says so (csv: one line per row plus the header).
+  // Exceptions: fp32 and bf16 1024^3 GEMMs, whose only session since their tuner timed on the GPU
+  // (2026-12-04, scripts/noise_prior.py: earlier ones are left out) gives no between-session df.
   auto r = run_cudabench("noise " + h200("aa-full/A.json") + " --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 44) << r.output;  // header + 43 workloads
-  EXPECT_EQ(r.output.find(",fallback,"), std::string::npos) << r.output;
+  std::size_t fallbacks = 0;
+  for (std::size_t at = r.output.find(",fallback,"); at != std::string::npos; at = r.output.find(",fallback,", at + 1))
+    ++fallbacks;
+  EXPECT_EQ(fallbacks, 2u) << r.output;
+  EXPECT_NE(r.output.find("matmul/dtype=fp32/m=1024/n=1024/k=1024 · time_ms,NVIDIA H200,fallback,0,known,4.500"),
+            std::string::npos)
+      << r.output;
   r = run_cudabench("noise " + cudabench::test::data_path("results/cu121_a100.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("NVIDIA A100-SXM4-80GB  fallback"), std::string::npos) << r.output;

@@ -98,17 +98,17 @@ TEST(Compare, SingleRoundFilesAreJudgedConservatively) {
 }
 
 TEST(Compare, SeparateSessionsAddTheSessionNoise) {
-  // The interleaved 10% change above, but from two separate multi-round runs: the 4096^3 GEMM's
-  // documented session noise (3%) widens the interval; still improved at 10%, inconclusive at 5%.
-  // (Interleaved, 5% is found.)
+  // The interleaved change above, but from two separate multi-round runs: the fp16 4096^3 GEMM's
+  // measured session noise (5.2%, 9 df: the 700 W cap puts machine starts 5-10% apart) widens the
+  // interval; improved at 20%, inconclusive at 10%. (Interleaved, 5% is found.)
   auto sep = [](double f) {
     result_file a = make_file("A", {gemm_rounds(1.0)}), b = make_file("B", {gemm_rounds(f)});
     a.rounds = b.rounds = 5;
     return compare_results({a, b}, {"a", "b"}, {});
   };
-  const auto ten = sep(0.9), five = sep(0.95);
-  EXPECT_EQ(only_change(ten).outcome, verdict::improved);
-  EXPECT_EQ(only_change(five).outcome, verdict::inconclusive);
+  const auto twenty = sep(0.8), ten = sep(0.9);
+  EXPECT_EQ(only_change(twenty).outcome, verdict::improved);
+  EXPECT_EQ(only_change(ten).outcome, verdict::inconclusive);
   EXPECT_EQ(only_change(compare_session(gemm_rounds(1.0), gemm_rounds(0.95))).outcome, verdict::improved);
   EXPECT_GT(*only_change(ten).ci_high_pct - *only_change(ten).ci_low_pct,
             *only_change(compare_session(gemm_rounds(1.0), gemm_rounds(0.9))).ci_high_pct -
@@ -202,6 +202,12 @@ TEST(Compare, FailedSaysWhichSideAndWhy) {
   EXPECT_EQ(c.rows[0].cells[1].state, status::oom);
   EXPECT_TRUE(c.any_regression());  // newly failing counts for --fail-on-regression
   EXPECT_FALSE(compare2(oom, ok).any_regression());
+  // Out of memory on both sides is the row's outcome (a mem_limit row, the seed's "OOM" cell): unchanged.
+  const auto both_oom = only_change(compare2(oom, oom));
+  EXPECT_EQ(both_oom.outcome, verdict::unchanged);
+  EXPECT_EQ(both_oom.note, "out of memory in both");
+  EXPECT_FALSE(both_oom.change_pct.has_value());
+  EXPECT_FALSE(compare2(oom, oom).any_regression());
   // Both sides failed: one row without a metric.
   const auto both = compare2(err, oom);
   EXPECT_EQ(both.rows[0].metric, "");

@@ -259,12 +259,14 @@ TEST(FleetCompare, AFleetIsAResultWhoseRoundsAreItsGpus) {
 TEST(FleetCompare, ASlowerCandidateFleetRegressesAndAnEqualOneDoesNot) {
   const fleet_file base = make_fleet(eight_gpus({}, 1), outlier_rule{}, "driver 580");
   const fleet_file same = make_fleet(eight_gpus({}, 2), outlier_rule{}, "driver 590");
-  const fleet_file slow = make_fleet(eight_gpus([](gpu_spec& g) { g.speed = 1.12; }, 3), outlier_rule{}, "driver 590");
+  // 25% slower: fp16 8192^3 GEMMs differ 5% between machine starts at the power cap (the measured
+  // session noise a fleet comparison adds), so a 12% change is no longer beyond doubt.
+  const fleet_file slow = make_fleet(eight_gpus([](gpu_spec& g) { g.speed = 1.25; }, 3), outlier_rule{}, "driver 590");
   const comparison aa = compare_results({fleet_as_result(base), fleet_as_result(same)}, {"a.json", "b.json"}, {});
   EXPECT_FALSE(aa.any_regression());
   const comparison ab = compare_results({fleet_as_result(base), fleet_as_result(slow)}, {"a.json", "c.json"}, {});
   EXPECT_EQ(ab.rows[0].changes[0].outcome, verdict::regressed);
-  EXPECT_NEAR(*ab.rows[0].changes[0].change_pct, -12.0, 1.0);  // 12% more time
+  EXPECT_NEAR(*ab.rows[0].changes[0].change_pct, -25.0, 1.0);  // 25% more time
   EXPECT_EQ(ab.rows[0].changes[0].rounds_baseline, 8);
 }
 

@@ -36,6 +36,19 @@ TEST(StudentT, MatchesTabulatedValues) {
   EXPECT_THROW(student_t_quantile(1.0, 3), std::invalid_argument);
 }
 
+TEST(StudentT, FUpperTailMatchesClosedFormsAndTheT) {
+  // F(1, d) is T(d) squared; F(2, d2) has the closed form (1 + 2f / d2)^(-d2 / 2).
+  EXPECT_NEAR(f_upper_tail(4.3 * 4.3, 1, 12), student_t_two_sided_p(4.3, 12), 1e-12);
+  EXPECT_NEAR(f_upper_tail(3.0, 2, 4), std::pow(1 + 2 * 3.0 / 4, -2.0), 1e-12);
+  EXPECT_NEAR(f_upper_tail(0.5, 2, 10), std::pow(1 + 2 * 0.5 / 10, -5.0), 1e-12);
+  // scipy.stats.f(5, 10).sf(3.326): the 5% point.
+  EXPECT_NEAR(f_upper_tail(3.325834530413011, 5, 10), 0.05, 1e-9);
+  EXPECT_EQ(f_upper_tail(0, 3, 3), 1.0);
+  EXPECT_EQ(f_upper_tail(INFINITY, 3, 3), 0.0);
+  EXPECT_THROW(f_upper_tail(1, 0, 3), std::invalid_argument);
+  EXPECT_THROW(f_upper_tail(NAN, 3, 3), std::invalid_argument);
+}
+
 TEST(Holm, StepDownAdjustment) {
   // R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm")
   const auto adj = holm_adjust({0.01, 0.04, 0.03, 0.005});
@@ -76,6 +89,27 @@ TEST(RoundTest, RoundMediansAndTheTest) {
   EXPECT_GT(cross.df, 4.0 + 4.0);  // the known session term adds degrees of freedom, never removes them
   EXPECT_THROW(between_round_test({}, {1.0}, o), std::invalid_argument);
   EXPECT_THROW(between_round_test({1.0}, {NAN}, o), std::invalid_argument);
+}
+
+TEST(RoundTest, APriorTheRoundsRefuteIsSetAside) {
+  // The committed prior says 0.2% (10 df); rounds of an older build timed launch by launch spread
+  // ~12%. Shrunk toward the prior, their variance would be halved and a 10% difference of noise
+  // would look significant; set aside, the row is judged on its own 8 df.
+  round_test_options o;
+  o.round_sd = 0.002;
+  o.prior_df = 10;
+  const std::vector<double> base = {1.0, 1.15, 0.87, 1.1, 0.9}, cand = {1.12, 1.25, 0.95, 1.2, 1.02};
+  const auto r = between_round_test(base, cand, o);
+  EXPECT_TRUE(r.prior_set_aside);
+  EXPECT_EQ(r.df, 8);
+  EXPECT_NEAR(r.se, r.observed_sd * std::sqrt(1.0 / 5 + 1.0 / 5), 1e-12);
+  EXPECT_GT(r.p_value, 0.05);
+  // Rounds twice as noisy as the prior are within what 10 df allow: the prior stays and adds df.
+  const auto calm = between_round_test({1.0, 1.004, 0.996, 1.002, 0.998}, {1.0, 1.004, 0.996, 1.002, 0.998}, o);
+  EXPECT_FALSE(calm.prior_set_aside);
+  EXPECT_EQ(calm.df, 18);
+  // Quieter rounds than the prior never set it aside.
+  EXPECT_FALSE(between_round_test({1.0, 1.0001, 0.9999}, {1.0, 1.0001, 0.9999}, o).prior_set_aside);
 }
 
 TEST(RoundTest, MinimumDetectableChangeShrinksWithRounds) {

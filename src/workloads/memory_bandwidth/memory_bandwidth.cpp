@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -36,6 +37,20 @@ namespace {
 
 constexpr std::uint8_t memset_value = 0xA5;  // not 0x00/0xFF: a no-op or an all-ones write is caught
 constexpr std::uint8_t poison_value = 0x5A;  // differs from memset_value in every bit
+
+// CUDABENCH_PLANT_MEMSET_REWRITE_PCT=P (verdict tests only): every memset run writes the first P% of
+// the buffer a second time, a real slowdown of about P% on the GPU, so `scripts/gpu-tests.sh sens`
+// can check that compare calls a change of a few percent `regressed` on the steadiest row of the
+// suite, interleaved and against a stored baseline from another session. The output is unchanged.
+std::size_t planted_memset_rewrite(std::size_t bytes) {
+  const char* env = std::getenv("CUDABENCH_PLANT_MEMSET_REWRITE_PCT");
+  if (!env || !*env) return 0;
+  char* rest = nullptr;
+  const double pct = std::strtod(env, &rest);
+  if (*rest != '\0' || !(pct > 0 && pct <= 100))
+    throw input_error(fmt::format("CUDABENCH_PLANT_MEMSET_REWRITE_PCT={}: not a percentage in (0, 100]", env));
+  return static_cast<std::size_t>(static_cast<double>(bytes) * pct / 100.0);
+}
 
 bool source_on_host(memory_op op) { return op == memory_op::h2d_pinned || op == memory_op::h2d_pageable; }
 bool destination_on_host(memory_op op) { return op == memory_op::d2h_pinned || op == memory_op::d2h_pageable; }
@@ -122,7 +137,13 @@ void memory_bandwidth_workload::setup(run_context& ctx) {
   if (src_dev_) kernels::fill_byte_pattern(src_dev_.get(), bytes_, expected_, ctx.stream);
 
   method_ = "cudaMemcpyAsync";
-  if (op_ == memory_op::memset) method_ = "cudaMemsetAsync";
+  if (op_ == memory_op::memset) {
+    method_ = "cudaMemsetAsync";
+    planted_rewrite_bytes_ = planted_memset_rewrite(bytes_);
+    if (planted_rewrite_bytes_ > 0)
+      method_ += fmt::format(", then again over the first {} bytes (planted by CUDABENCH_PLANT_MEMSET_REWRITE_PCT)",
+                             planted_rewrite_bytes_);
+  }
   if (op_ == memory_op::d2d) {
     copy_blocks_ = kernels::copy_vec16_resident_blocks(ctx.device);
     // cudaMemcpyAsync (what torch's copy_ calls) against copy_vec16: whichever moved the buffer
@@ -167,7 +188,11 @@ void memory_bandwidth_workload::run(cudaStream_t stream) {
     case memory_op::d2h_pageable:
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(host_, src_dev_.get(), bytes_, cudaMemcpyDeviceToHost, stream));
       return;
-    case memory_op::memset: CUDABENCH_CHECK_CUDA(cudaMemsetAsync(dst_dev_.get(), memset_value, bytes_, stream)); return;
+    case memory_op::memset:
+      CUDABENCH_CHECK_CUDA(cudaMemsetAsync(dst_dev_.get(), memset_value, bytes_, stream));
+      if (planted_rewrite_bytes_ > 0)
+        CUDABENCH_CHECK_CUDA(cudaMemsetAsync(dst_dev_.get(), memset_value, planted_rewrite_bytes_, stream));
+      return;
   }
 }
 

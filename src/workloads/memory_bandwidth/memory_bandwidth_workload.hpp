@@ -44,7 +44,8 @@ class memory_bandwidth_workload : public workload {
   std::size_t bytes_;
   int copy_blocks_ = 1;  // d2d copy kernel grid (resident blocks), from setup
   bool use_copy_kernel_ = false;
-  std::string method_;  // what run() does, for the validation message
+  std::size_t planted_rewrite_bytes_ = 0;  // memset: CUDABENCH_PLANT_MEMSET_REWRITE_PCT (verdict tests)
+  std::string method_;                     // what run() does, for the validation message
   kernels::byte_pattern expected_;
   device_buffer<std::byte> src_dev_, dst_dev_;
   std::unique_ptr<std::byte[], pinned_free> pinned_;  // h2d_pinned source or d2h_pinned destination
