@@ -12,7 +12,7 @@
 namespace cudabench {
 namespace {
 
-constexpr double kReplayMs = 0.5;     // GPU time one replay should cover, as the harness's graph batches
+constexpr double kReplayMs = 0.5;  // GPU time one replay should cover, as the harness's graph batches
 constexpr long kMaxCallsPerGraph = 256;
 constexpr long kMaxReplays = 100000;  // bounds a measurement whose per-call estimate was far too high
 
