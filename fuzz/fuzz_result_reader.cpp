@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result_stream.hpp"
+#include "core/result/result_stream.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"

@@ -37,8 +37,8 @@ struct param_def {
 
 // A rule a value check cannot express: between two parameters, or about what a parameter names
 // on disk. Rules are data, like the parameters: the host-only suite parser checks them for every
-// expanded workload (src/core/kind_rules.cpp), so `validate`, `list` and `run --dry-run` refuse
-// what `run` would, without a GPU; `list --kinds` prints them (describe_rule, kind_rules.hpp).
+// expanded workload (src/core/suite/kind_rules.cpp), so `validate`, `list` and `run --dry-run`
+// refuse what `run` would, without a GPU; `list --kinds` prints them (describe_rule, kind_rules.hpp).
 enum class rule_type {
   multiple_of,           // integer `param` is a multiple of `n`
   at_least_plus,         // integer `param` >= integer `other` + `n`

@@ -3,7 +3,7 @@
 // (compare.hpp; json schema: configs/schema/compare.schema.json) or the summary `cudabench run`
 // prints once a suite has run (run_summary.hpp; json: the result file itself), with the same
 // number formatter (format_value.hpp) and CSV quoting. Each lives in its own
-// src/core/report_<format>.cpp.
+// src/core/report/report_<format>.cpp.
 #pragma once
 #include <memory>
 #include <ostream>

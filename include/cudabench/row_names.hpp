@@ -2,7 +2,7 @@
 // ("matmul fp16 4096³", "memory_bandwidth d2d 1GiB", "llm_decode llama-2-7b fp16 128→256"):
 // for each kind, which parameters make up the name and how each is written. Data, host-only, so
 // every place that names rows (also without a GPU, and for result files of any build) reads the
-// same entries; one generic formatter (src/core/compare_names.cpp) writes them all.
+// same entries; one generic formatter (src/core/compare/compare_names.cpp) writes them all.
 #pragma once
 #include <string>
 #include <vector>

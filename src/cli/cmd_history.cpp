@@ -1,8 +1,8 @@
-// `cudabench history add|list|show|check`: the run history in SQLite (core/history_store) and the
-// steps found in it (core/change_point). `check` is what `nightly.sh --history` runs after adding
-// tonight's file: exit 1 when the newest run brought a new step in a metric's bad direction.
-// Bad input (a bad or foreign result file, a foreign database) throws input_error: exit 2, naming
-// the file, reported in main().
+// `cudabench history add|list|show|check`: the run history in SQLite (core/history/history_store)
+// and the steps found in it (core/stats/change_point). `check` is what `nightly.sh --history` runs
+// after adding tonight's file: exit 1 when the newest run brought a new step in a metric's bad
+// direction. Bad input (a bad or foreign result file, a foreign database) throws input_error:
+// exit 2, naming the file, reported in main().
 #include <cmath>
 #include <iostream>
 #include <memory>

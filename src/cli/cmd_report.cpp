@@ -1,7 +1,7 @@
 // `cudabench report FILE.json [MORE.json ...] -o report.html`: one self-contained HTML page
-// (core/report_html). With two or more files the first is the baseline and the comparison uses the
-// same options, and so gives the same verdicts, as `compare`. Exit 0, or 2 on bad input (thrown as
-// input_error, reported in main()).
+// (core/report/report_html). With two or more files the first is the baseline and the comparison
+// uses the same options, and so gives the same verdicts, as `compare`. Exit 0, or 2 on bad input
+// (thrown as input_error, reported in main()).
 #include <cmath>
 #include <cstdio>
 #include <memory>

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/report_common.hpp"
+#include "core/report/report_common.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/html.hpp"
 #include "cudabench/report_html.hpp"

@@ -1,5 +1,5 @@
 // read_result_file streams the file: a fast reader straight into the model, and the strict
-// per-workload reader when the fast one gives up (core/result_stream.hpp). These tests check that
+// per-workload reader when the fast one gives up (core/result/result_stream.hpp). These tests check that
 // a file reads exactly as its parsed DOM does through result_from_json -- the same model, or the
 // same error with file and JSON path -- and the errors only the file reader can meet: numbers
 // beyond double's range, truncation, trailing garbage.
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/result_stream.hpp"
+#include "core/result/result_stream.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"

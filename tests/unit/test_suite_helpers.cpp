@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sha256.hpp"  // private to cudabench::core
+#include "core/io/sha256.hpp"  // private to cudabench::core
 #include "cudabench/errors.hpp"
 #include "cudabench/suite.hpp"
 

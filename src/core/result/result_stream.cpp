@@ -19,11 +19,11 @@
 #include <nlohmann/json.hpp>
 
 #include "chunked_input.hpp"
+#include "core/io/json_errors.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"
 #include "dom_builder.hpp"
-#include "json_errors.hpp"
 #include "result_reader.hpp"
 
 namespace cudabench {

@@ -12,11 +12,11 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "core/io/sha256.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/round_test.hpp"
 #include "cudabench/stats.hpp"
-#include "sha256.hpp"
 
 namespace cudabench {
 

@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "chunked_input.hpp"
+#include "core/io/json_errors.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
 #include "dom_builder.hpp"
-#include "json_errors.hpp"
 #include "result_reader.hpp"
 #include "result_stream.hpp"
 

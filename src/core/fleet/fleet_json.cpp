@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "checked_json.hpp"
+#include "core/io/checked_json.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/fleet.hpp"

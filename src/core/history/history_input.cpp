@@ -2,11 +2,11 @@
 // checks every file before it opens, or creates, the database.
 #include <fmt/format.h>
 
-#include "checked_json.hpp"
+#include "core/io/checked_json.hpp"
+#include "core/io/sha256.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/history_store.hpp"
 #include "cudabench/input_file.hpp"
-#include "sha256.hpp"
 
 namespace cudabench {
 namespace {

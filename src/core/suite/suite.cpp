@@ -19,12 +19,12 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
-#include "checked_json.hpp"
+#include "core/io/checked_json.hpp"
+#include "core/io/json_errors.hpp"
+#include "core/io/sha256.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/kind_rules.hpp"
-#include "json_errors.hpp"
-#include "sha256.hpp"
 #include "suite_values.hpp"
 
 namespace cudabench {

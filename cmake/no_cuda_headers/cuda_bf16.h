@@ -1,0 +1,3 @@
+// Stands in for the CUDA toolkit's cuda_bf16.h in front of cudabench::core's include path (CMakeLists.txt):
+// core is host-only, and a source of it that reaches a CUDA header fails to build, everywhere.
+#error "cudabench::core is host-only: a core source includes a CUDA header (move it to cudabench::gpu)"
