@@ -2,32 +2,16 @@
 #include "kernels/common/random_fill.cuh"
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 
 namespace cudabench::kernels {
 namespace {
 
 template <class T>
-__device__ T convert_from_float(float v) {
-  return static_cast<T>(v);
-}
-template <>
-__device__ __half convert_from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __nv_bfloat16 convert_from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-template <>
-__device__ __nv_fp8_e4m3 convert_from_float<__nv_fp8_e4m3>(float v) {
-  return __nv_fp8_e4m3(v);
-}
-
-template <class T>
 __global__ void fill_uniform_kernel(T* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    p[i] = convert_from_float<T>(uniform_at(seed, i, lo, hi));
+    p[i] = from_float<T>(uniform_at(seed, i, lo, hi));
 }
 
 template <class T>

@@ -9,7 +9,7 @@
 #include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/launch.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 constexpr int kThreads = 1024;
@@ -60,4 +60,4 @@ void argmax_next_token(const float* logits, int vocab, std::int32_t* tokens, int
   launch(argmax_kernel, dim3(1), dim3(kThreads), 0, stream, logits, vocab, tokens, capacity, pos, prefill_last);
 }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

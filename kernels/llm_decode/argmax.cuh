@@ -8,10 +8,10 @@
 
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 // `capacity`: length of `tokens`; a step that would write past it does nothing.
 void argmax_next_token(const float* logits, int vocab, std::int32_t* tokens, int capacity, int* pos, int prefill_last,
                        cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -33,7 +33,7 @@
 #include "kernels/llm_decode/launch.cuh"
 #include "kernels/llm_decode/rope_math.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 constexpr int kThreads = 128;
@@ -410,4 +410,4 @@ template void attention_decode<__nv_bfloat16>(const __nv_bfloat16*, const __nv_b
                                               __nv_bfloat16*, const int*, const attn_decode_shape&, float*, float*,
                                               unsigned*, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -30,7 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 struct attn_decode_shape {
   int num_heads = 0;
@@ -64,4 +64,4 @@ template <class T>
 void attention_decode(const T* qkv, const T* table, T* k_cache, T* v_cache, const int* pos, const attn_decode_shape& s,
                       float* partial_out, float* partial_ml, unsigned* counters, T* out, cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -16,7 +16,7 @@
 #include "kernels/llm_decode/attention_prefill_mma.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 constexpr int kThreads = 128;
@@ -150,4 +150,4 @@ template void attention_prefill<__half>(const __half*, const __half*, const __ha
 template void attention_prefill<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,
                                                const attn_prefill_shape&, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

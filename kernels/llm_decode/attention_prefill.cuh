@@ -13,7 +13,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 struct attn_prefill_shape {
   int rows = 0;        // prompt tokens (positions 0..rows-1)
@@ -36,4 +36,4 @@ template <class T>
 void attention_prefill_cuda_cores(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
                                   cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -20,7 +20,7 @@
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/mma_sm80.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 constexpr int kThreads = 128;  // 4 warps
@@ -223,4 +223,4 @@ template bool attention_prefill_mma<__half>(const __half*, const __half*, const 
 template bool attention_prefill_mma<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,
                                                    const attn_prefill_shape&, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -5,7 +5,7 @@
 
 #include "kernels/llm_decode/attention_prefill.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 // head_dim 32, 64, 96 or 128 and 16-byte rows (qkv_stride a multiple of 8 elements).
 bool attention_prefill_mma_supports(const attn_prefill_shape& s);
@@ -16,4 +16,4 @@ template <class T>
 bool attention_prefill_mma(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
                            cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

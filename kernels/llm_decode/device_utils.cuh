@@ -1,6 +1,6 @@
 // Device helpers shared by the kernels in kernels/llm_decode/ (include from .cu files only):
-// fp16/bf16 <-> fp32 conversion, packed loads of 2/4/8 elements; warp and block reductions come
-// from kernels/common/reduce.cuh.
+// packed loads of 2/4/8 elements; warp and block reductions come
+// from kernels/common/reduce.cuh, the fp16/bf16 <-> fp32 conversions from kernels/common/convert.cuh.
 // Every kernel keeps its arithmetic in fp32 and rounds to the storage type where transformers'
 // fp16/bf16 Llama rounds (after each projection, norm and residual add), so outputs track it.
 #pragma once
@@ -11,34 +11,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kernels/common/convert.cuh"
 #include "kernels/common/reduce.cuh"
 
-namespace cudabench::kernels::llm {
-
-__device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float to_float(float v) { return v; }
-
-template <class T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-template <>
-__device__ __forceinline__ float from_float<float>(float v) {
-  return v;
-}
-
-// Round through the storage type: what a value becomes when transformers stores it.
-template <class T>
-__device__ __forceinline__ float round_to(float v) {
-  return to_float(from_float<T>(v));
-}
+namespace cudabench::kernels::llm_decode {
 
 // Two packed 16-bit values -> two floats.
 __device__ __forceinline__ float2 pair_to_float2(std::uint32_t bits, __half) {
@@ -85,12 +61,12 @@ __device__ __forceinline__ float dot_pack(const L& a, const L& b) {
 }
 template <>
 __device__ __forceinline__ float dot_pack<__half, unsigned short>(const unsigned short& a, const unsigned short& b) {
-  return __half2float(__ushort_as_half(a)) * __half2float(__ushort_as_half(b));
+  return to_float(__ushort_as_half(a)) * to_float(__ushort_as_half(b));
 }
 template <>
 __device__ __forceinline__ float dot_pack<__nv_bfloat16, unsigned short>(const unsigned short& a,
                                                                          const unsigned short& b) {
-  return __bfloat162float(__ushort_as_bfloat16(a)) * __bfloat162float(__ushort_as_bfloat16(b));
+  return to_float(__ushort_as_bfloat16(a)) * to_float(__ushort_as_bfloat16(b));
 }
 
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
@@ -98,4 +74,4 @@ __device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x));
 // Host side, for the launchers that pick a pack width: is `p` aligned to `bytes`?
 inline bool aligned_to(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

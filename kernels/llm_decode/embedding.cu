@@ -7,7 +7,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm_decode/launch.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 template <class T>
@@ -44,4 +44,4 @@ template void embedding<__half>(const __half*, int, int, const std::int32_t*, co
 template void embedding<__nv_bfloat16>(const __nv_bfloat16*, int, int, const std::int32_t*, const int*, int,
                                        __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

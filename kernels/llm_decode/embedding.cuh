@@ -9,7 +9,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 // `pos` null: prefill rows 0..rows-1 take tokens[0..rows-1]; otherwise rows must be 1 and the
 // token is tokens[*pos].
@@ -17,4 +17,4 @@ template <class T>
 void embedding(const T* table, int vocab, int hidden, const std::int32_t* tokens, const int* pos, int rows, T* out,
                cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -13,7 +13,7 @@
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 // (warps per block, packs per lane in flight per row) of each variant, indexed as in gemv.cuh.
@@ -195,4 +195,4 @@ const char* gemv_variant_name(int variant) {
   return variant >= 0 && variant < kGemvVariants ? names[variant] : "?";
 }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

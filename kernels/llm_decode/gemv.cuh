@@ -30,7 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 enum class gemv_input {
   vector,   // x as given
@@ -62,4 +62,4 @@ const char* gemv_variant_name(int variant);  // "8w/u8", ...
 template <class T>
 void gemv(const gemv_args<T>& args, gemv_input in, gemv_output out, cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -14,7 +14,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 bool programmatic_launch();  // is the switch on for this thread?
 
@@ -29,7 +29,7 @@ class programmatic_launch_scope {
   bool previous_;
 };
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode
 
 #ifdef __CUDACC__
 #include <cstddef>
@@ -37,7 +37,7 @@ class programmatic_launch_scope {
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 // Wait for the preceding kernels (no-op unless launched with the PDL attribute on sm_90+).
 __device__ __forceinline__ void pdl_wait() {
@@ -75,5 +75,5 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, 
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode
 #endif

@@ -14,7 +14,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 __device__ __forceinline__ std::uint32_t smem_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -87,4 +87,4 @@ __device__ __forceinline__ std::uint32_t pack_pair<__nv_bfloat16>(float lo, floa
   return u;
 }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

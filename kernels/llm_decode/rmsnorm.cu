@@ -9,7 +9,7 @@
 #include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 constexpr int kThreads = 256;
@@ -85,4 +85,4 @@ template void residual_rmsnorm<__half>(__half*, const __half*, const __half*, fl
 template void residual_rmsnorm<__nv_bfloat16>(__nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*, float, int,
                                               int, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

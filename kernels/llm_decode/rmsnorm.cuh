@@ -8,10 +8,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 template <class T>
 void residual_rmsnorm(T* h, const T* delta, const T* weight, float eps, int rows, int hidden, T* out,
                       cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -16,7 +16,7 @@
 #include "kernels/llm_decode/launch.cuh"
 #include "kernels/llm_decode/rope_math.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 template <class T>
@@ -109,4 +109,4 @@ template void rope_kv_append<__half>(__half*, const rope_kv_shape&, const __half
 template void rope_kv_append<__nv_bfloat16>(__nv_bfloat16*, const rope_kv_shape&, const __nv_bfloat16*, const int*,
                                             __nv_bfloat16*, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -19,7 +19,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 struct rope_kv_shape {
   int rows = 0;        // tokens
@@ -42,4 +42,4 @@ template <class T>
 void rope_kv_append(T* qkv, const rope_kv_shape& s, const T* table, const int* pos, T* k_cache, T* v_cache,
                     cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

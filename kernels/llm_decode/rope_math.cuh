@@ -9,7 +9,7 @@
 
 #include "kernels/llm_decode/device_utils.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 // `factor`: one (cos, sin) pair of make_rope_table (rope_kv.cuh), already T values.
 template <class T>
@@ -20,4 +20,4 @@ __device__ __forceinline__ void rotate_pair(float x1, float x2, std::uint32_t fa
   o2 = from_float<T>(round_to<T>(x2 * c) + round_to<T>(x1 * sn));
 }
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

@@ -8,7 +8,7 @@
 #include "cudabench/cuda_check.hpp"
 #include "kernels/llm_decode/device_utils.cuh"
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 namespace {
 
 // `L`: uint4 (8 elements) when n % 8 == 0 and the buffers are 16-byte aligned, else one element.
@@ -54,4 +54,4 @@ void swiglu(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
 template void swiglu<__half>(const __half*, int, int, __half*, cudaStream_t);
 template void swiglu<__nv_bfloat16>(const __nv_bfloat16*, int, int, __nv_bfloat16*, cudaStream_t);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

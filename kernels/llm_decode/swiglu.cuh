@@ -6,9 +6,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::llm {
+namespace cudabench::kernels::llm_decode {
 
 template <class T>
 void swiglu(const T* gu, int rows, int n, T* act, cudaStream_t stream);
 
-}  // namespace cudabench::kernels::llm
+}  // namespace cudabench::kernels::llm_decode

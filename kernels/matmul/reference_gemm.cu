@@ -10,16 +10,17 @@
 #include <cuda_fp8.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 #include "kernels/common/reduce.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::matmul {
 namespace {
 
 // Exact widening: every value of these types is representable in double.
-__device__ double to_double(float v) { return static_cast<double>(v); }
-__device__ double to_double(__half v) { return static_cast<double>(__half2float(v)); }
-__device__ double to_double(__nv_bfloat16 v) { return static_cast<double>(__bfloat162float(v)); }
-__device__ double to_double(__nv_fp8_e4m3 v) { return static_cast<double>(static_cast<float>(v)); }
+template <class T>
+__device__ double to_double(T v) {
+  return static_cast<double>(to_float(v));
+}
 
 constexpr int warp_size = 32;
 constexpr int threads_per_block = 128;  // 4 samples per block
@@ -97,4 +98,4 @@ void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const 
   throw std::invalid_argument("reference_gemm_samples: unsupported input type");
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::matmul

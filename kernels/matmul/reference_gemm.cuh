@@ -13,7 +13,7 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::matmul {
 
 struct gemm_sample {
   std::int32_t batch = 0, row = 0, col = 0;  // row in [0, m), col in [0, n)
@@ -31,4 +31,4 @@ void reference_gemm_samples(dtype in_type, dtype out_type, const void* a, const 
                             std::int64_t n, std::int64_t k, const gemm_sample* samples, int count,
                             gemm_sample_result* out, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::matmul

@@ -9,7 +9,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::memory_bandwidth {
 namespace {
 
 constexpr int threads = 256;
@@ -87,4 +87,4 @@ void count_pattern_mismatches(const void* p, std::size_t bytes, byte_pattern pat
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::memory_bandwidth

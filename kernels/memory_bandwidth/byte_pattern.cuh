@@ -14,7 +14,7 @@
 
 #include "kernels/common/random_fill.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::memory_bandwidth {
 
 // What a buffer should hold: the seeded pattern, or one byte value everywhere.
 struct byte_pattern {
@@ -45,4 +45,4 @@ void fill_byte_pattern(void* p, std::size_t bytes, byte_pattern pattern, cudaStr
 void count_pattern_mismatches(const void* p, std::size_t bytes, byte_pattern pattern, mismatch_report* report,
                               cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::memory_bandwidth

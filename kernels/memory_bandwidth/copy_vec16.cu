@@ -9,7 +9,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::memory_bandwidth {
 namespace {
 
 constexpr int threads = 256;
@@ -64,4 +64,4 @@ void copy_vec16(void* dst, const void* src, std::size_t bytes, int grid_blocks, 
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::memory_bandwidth

@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::memory_bandwidth {
 
 // How many blocks of the copy kernel `device` holds at once (SMs x occupancy); query once at setup.
 int copy_vec16_resident_blocks(int device);
@@ -19,4 +19,4 @@ int copy_vec16_resident_blocks(int device);
 // the buffer; fewer blocks are launched when the buffer is small.
 void copy_vec16(void* dst, const void* src, std::size_t bytes, int grid_blocks, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::memory_bandwidth

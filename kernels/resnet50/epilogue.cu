@@ -6,14 +6,10 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 namespace {
-
-__device__ inline float load(const float* p, long long i) { return p[i]; }
-__device__ inline float load(const __half* p, long long i) { return __half2float(p[i]); }
-__device__ inline void store(float* p, long long i, float v) { p[i] = v; }
-__device__ inline void store(__half* p, long long i, float v) { p[i] = __float2half_rn(v); }
 
 template <class T>
 __global__ void bias_residual_relu_kernel(T* __restrict__ y, const T* __restrict__ bias, const T* __restrict__ z,
@@ -21,9 +17,9 @@ __global__ void bias_residual_relu_kernel(T* __restrict__ y, const T* __restrict
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const int c = nhwc ? static_cast<int>(i % k) : static_cast<int>((i / pq) % k);
-  float v = load(y, i) + load(bias, c);
-  if (z) v += load(z, i);
-  store(y, i, fmaxf(v, 0.0f));
+  float v = to_float(y[i]) + to_float(bias[c]);
+  if (z) v += to_float(z[i]);
+  store_float(y + i, fmaxf(v, 0.0f));
 }
 
 }  // namespace
@@ -42,4 +38,4 @@ void bias_residual_relu(void* y, const void* bias, const void* z, dtype type, bo
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

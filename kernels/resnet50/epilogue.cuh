@@ -8,10 +8,10 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 
 // `type`: fp16 (__half tensors) or fp32 (float).
 void bias_residual_relu(void* y, const void* bias, const void* z, dtype type, bool nhwc, long long count, int k, int pq,
                         cudaStream_t stream);
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

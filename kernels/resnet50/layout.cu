@@ -5,7 +5,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 namespace {
 
 template <class T>
@@ -42,4 +42,4 @@ void nchw_to_nhwc_padded(const float* x, float* y, int n, int c, int h, int w, i
   launch(x, y, n, c, h, w, c_pad, stream);
 }
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

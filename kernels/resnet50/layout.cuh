@@ -6,9 +6,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 
 void nchw_to_nhwc_padded(const float* x, __half* y, int n, int c, int h, int w, int c_pad, cudaStream_t stream);
 void nchw_to_nhwc_padded(const float* x, float* y, int n, int c, int h, int w, int c_pad, cudaStream_t stream);
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

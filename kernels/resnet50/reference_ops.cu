@@ -7,7 +7,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 namespace {
 
 constexpr int block = 256;
@@ -152,4 +152,4 @@ void reference_linear(const float* x, const float* w, const float* b, float* y, 
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

@@ -7,7 +7,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels::resnet {
+namespace cudabench::kernels::resnet50 {
 
 // y[n,k,p,q] = sum_{c,r,s} x[n,c,p*stride-pad+r, q*stride-pad+s] * w[k,c,r,s] (zero padding).
 void reference_conv2d(const float* x, const float* w, float* y, int n, int c, int h, int wd, int k, int kernel,
@@ -30,4 +30,4 @@ void reference_global_avgpool(const float* x, float* y, int n, int c, int hw, cu
 void reference_linear(const float* x, const float* w, const float* b, float* y, int n, int in, int out,
                       cudaStream_t stream);
 
-}  // namespace cudabench::kernels::resnet
+}  // namespace cudabench::kernels::resnet50

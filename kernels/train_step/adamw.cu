@@ -7,12 +7,10 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 namespace {
-
-__device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
-__device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
 template <class T>
 __global__ void adamw_kernel(float* __restrict__ p, T* __restrict__ copy, const float* __restrict__ grad,
@@ -38,7 +36,7 @@ __global__ void adamw_kernel(float* __restrict__ p, T* __restrict__ copy, const 
     p[i] = pi;
     m[i] = mi;
     v[i] = vi;
-    store(copy + i, pi);
+    store_float(copy + i, pi);
   }
 }
 
@@ -58,4 +56,4 @@ void adamw_step(float* master, void* half_copy, const float* grad, float* m, flo
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

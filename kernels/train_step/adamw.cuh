@@ -14,7 +14,7 @@
 #include "kernels/train_step/cast.cuh"
 #include "kernels/train_step/loss_scaler.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 
 struct adamw_hparams {
   float lr = 1e-3f;
@@ -28,4 +28,4 @@ struct adamw_hparams {
 void adamw_step(float* master, void* half_copy, const float* grad, float* m, float* v, std::size_t n,
                 const scaler_state* state, const adamw_hparams& hp, dtype kind, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

@@ -5,18 +5,16 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 namespace {
-
-__device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
-__device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
 template <class T>
 __global__ void cast_kernel(T* __restrict__ dst, const float* __restrict__ src, std::size_t n) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    store(dst + i, src[i]);
+    store_float(dst + i, src[i]);
 }
 
 }  // namespace
@@ -31,4 +29,4 @@ void cast_from_float(void* dst, const float* src, std::size_t n, dtype kind, cud
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

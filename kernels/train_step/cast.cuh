@@ -8,9 +8,9 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 
 // dst: __half* (kind fp16) or __nv_bfloat16* (kind bf16, the only other kind), `n` elements.
 void cast_from_float(void* dst, const float* src, std::size_t n, dtype kind, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

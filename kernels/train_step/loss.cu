@@ -5,17 +5,13 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 #include "kernels/common/reduce.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 namespace {
 
 constexpr int threads = 256;
-
-__device__ inline float to_f(__half x) { return __half2float(x); }
-__device__ inline float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
-__device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
 template <class T>
 __global__ void __launch_bounds__(threads)
@@ -26,9 +22,9 @@ __global__ void __launch_bounds__(threads)
   float local = 0.f;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const float d = to_f(y[i]) - t[i];
+    const float d = to_float(y[i]) - t[i];
     local += d * d;
-    store(dy + i, g * d);
+    store_float(dy + i, g * d);
   }
   local = warp_sum(local);
   // Thread 0 adds the warp sums in order (not block_sum's second butterfly): the loss's numbers.
@@ -58,4 +54,4 @@ void mse_loss_backward(const void* y, const float* target, void* dy, std::size_t
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

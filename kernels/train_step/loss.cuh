@@ -12,10 +12,10 @@
 
 #include "kernels/train_step/cast.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 
 // y, dy: __half or __nv_bfloat16 per `kind`; loss_sum must be zeroed by the caller beforehand.
 void mse_loss_backward(const void* y, const float* target, void* dy, std::size_t n, const float* scale, float* loss_sum,
                        dtype kind, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

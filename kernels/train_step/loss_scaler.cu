@@ -4,7 +4,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 namespace {
 
 __global__ void nonfinite_kernel(const float4* __restrict__ g4, std::size_t n4, const float* __restrict__ tail,
@@ -54,4 +54,4 @@ void scaler_update(scaler_state* state, const scaler_config& cfg, cudaStream_t s
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 
 struct scaler_state {
   float scale = 65536.f;   // GradScaler's init_scale 2^16
@@ -31,4 +31,4 @@ struct scaler_config {
 void find_nonfinite(const float* grad, std::size_t n, scaler_state* state, cudaStream_t stream);
 void scaler_update(scaler_state* state, const scaler_config& cfg, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

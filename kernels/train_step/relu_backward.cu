@@ -7,7 +7,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 namespace {
 
 __global__ void relu_mask_kernel(std::uint16_t* __restrict__ dx, const std::uint16_t* __restrict__ out, std::size_t n) {
@@ -31,4 +31,4 @@ void relu_backward_inplace(void* dx, const void* out, std::size_t n, dtype /*kin
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

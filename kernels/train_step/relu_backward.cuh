@@ -8,9 +8,9 @@
 
 #include "kernels/train_step/cast.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::train_step {
 
 // dx, out: __half or __nv_bfloat16 per `kind`.
 void relu_backward_inplace(void* dx, const void* out, std::size_t n, dtype kind, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::train_step

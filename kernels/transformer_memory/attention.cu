@@ -4,28 +4,16 @@
 #include <stdexcept>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 #include "kernels/transformer_memory/attention_flash_tf32x3.cuh"
 #include "kernels/transformer_memory/attention_tf32x3.cuh"
-#include "workloads/transformer_memory/dropout_rng.hpp"
+#include "kernels/transformer_memory/dropout_rng.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 namespace {
 
 constexpr int block_queries = 128;
 constexpr int tile_keys = 32;
-
-__device__ inline float to_f(float x) { return x; }
-__device__ inline float to_f(__half x) { return __half2float(x); }
-template <class T>
-__device__ inline T from_f(float x);
-template <>
-__device__ inline float from_f<float>(float x) {
-  return x;
-}
-template <>
-__device__ inline __half from_f<__half>(float x) {
-  return __float2half_rn(x);
-}
 
 // Train mode's extras (attention_args): dropout on the probabilities and the logsumexp.
 struct train_extras {
@@ -54,7 +42,7 @@ __global__ void __launch_bounds__(block_queries)
   const T* qrow = q + (static_cast<std::int64_t>(b) * sq + (active ? qi : 0)) * ldq + h * HD;
 #pragma unroll
   for (int d = 0; d < HD; ++d) {
-    qr[d] = active ? to_f(qrow[d]) * scale_log2 : 0.f;
+    qr[d] = active ? to_float(qrow[d]) * scale_log2 : 0.f;
     acc[d] = 0.f;
   }
   float m = -INFINITY, l = 0.f;
@@ -68,8 +56,8 @@ __global__ void __launch_bounds__(block_queries)
       const int kj = k0 + j;
       float kv = 0.f, vv = 0.f;
       if (kj < sk) {
-        kv = to_f(kbase[static_cast<std::int64_t>(kj) * ldk + d]);
-        vv = to_f(vbase[static_cast<std::int64_t>(kj) * ldv + d]);
+        kv = to_float(kbase[static_cast<std::int64_t>(kj) * ldk + d]);
+        vv = to_float(vbase[static_cast<std::int64_t>(kj) * ldv + d]);
       }
       ks[j][d] = kv;
       vs[j][d] = vv;
@@ -130,7 +118,7 @@ __global__ void __launch_bounds__(block_queries)
   const float inv_l = 1.f / l;
   T* orow = o + (static_cast<std::int64_t>(b) * sq + qi) * ldo + h * HD;
 #pragma unroll
-  for (int d = 0; d < HD; ++d) orow[d] = from_f<T>(acc[d] * inv_l);
+  for (int d = 0; d < HD; ++d) orow[d] = from_float<T>(acc[d] * inv_l);
 }
 
 template <class T, int HD>
@@ -184,4 +172,4 @@ void attention_forward(const attention_args& a, cudaStream_t stream) {
   else dispatch<float>(a, stream);
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

@@ -16,7 +16,7 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 
 // Which kernel computes fp32 attention with head_dim 64 (fp16 and other head_dims always use the
 // CUDA-core kernel below). The transformer model times the candidates at setup and keeps the
@@ -57,4 +57,4 @@ struct attention_args {
 bool attention_head_dim_supported(int head_dim);
 void attention_forward(const attention_args& a, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

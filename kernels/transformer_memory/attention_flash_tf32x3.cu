@@ -15,7 +15,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 namespace {
 
 constexpr int hd = 64;
@@ -210,4 +210,4 @@ void attention_forward_flash_tf32x3(const attention_args& a, cudaStream_t stream
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

@@ -17,9 +17,9 @@
 
 #include "kernels/transformer_memory/attention.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 
 // a.type must be fp32, a.head_dim 64 and rows 8-byte aligned (std::invalid_argument otherwise).
 void attention_forward_flash_tf32x3(const attention_args& a, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

@@ -10,7 +10,7 @@
 
 #include "cudabench/cuda_check.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 namespace {
 
 using namespace nvcuda;
@@ -189,4 +189,4 @@ void attention_forward_tf32x3(const attention_args& a, cudaStream_t stream) {
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

@@ -16,9 +16,9 @@
 
 #include "kernels/transformer_memory/attention.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 
 // a.type must be fp32 and a.head_dim 64 (std::invalid_argument otherwise).
 void attention_forward_tf32x3(const attention_args& a, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

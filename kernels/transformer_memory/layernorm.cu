@@ -6,17 +6,13 @@
 #include <cuda_fp16.h>
 
 #include "cudabench/cuda_check.hpp"
+#include "kernels/common/convert.cuh"
 #include "kernels/common/reduce.cuh"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 namespace {
 
 constexpr int warps_per_block = 8;
-
-__device__ inline float to_f(float x) { return x; }
-__device__ inline float to_f(__half x) { return __half2float(x); }
-__device__ inline void store(float* p, float v) { *p = v; }
-__device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
 
 template <class T>
 __global__ void layernorm_kernel(T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
@@ -26,15 +22,16 @@ __global__ void layernorm_kernel(T* __restrict__ x, const T* __restrict__ gamma,
   if (row >= rows) return;  // whole warp exits together
   T* p = x + row * cols;
   float sum = 0.f;
-  for (int c = lane; c < cols; c += 32) sum += to_f(p[c]);
+  for (int c = lane; c < cols; c += 32) sum += to_float(p[c]);
   const float mean = warp_sum(sum) / cols;
   float sq = 0.f;
   for (int c = lane; c < cols; c += 32) {
-    const float d = to_f(p[c]) - mean;
+    const float d = to_float(p[c]) - mean;
     sq += d * d;
   }
   const float rstd = 1.f / sqrtf(warp_sum(sq) / cols + eps);
-  for (int c = lane; c < cols; c += 32) store(p + c, (to_f(p[c]) - mean) * rstd * to_f(gamma[c]) + to_f(beta[c]));
+  for (int c = lane; c < cols; c += 32)
+    store_float(p + c, (to_float(p[c]) - mean) * rstd * to_float(gamma[c]) + to_float(beta[c]));
 }
 
 }  // namespace
@@ -53,4 +50,4 @@ void layernorm_inplace(void* x, const void* gamma, const void* beta, std::int64_
   CUDABENCH_CHECK_LAUNCH();
 }
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

@@ -11,10 +11,10 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 
 // `x`, `gamma`, `beta` are float (type fp32) or __half (fp16); statistics are computed in fp32.
 void layernorm_inplace(void* x, const void* gamma, const void* beta, std::int64_t rows, int cols, float eps, dtype type,
                        cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

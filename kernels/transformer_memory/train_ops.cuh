@@ -14,7 +14,7 @@
 
 #include "cudabench/dtype.hpp"
 
-namespace cudabench::kernels {
+namespace cudabench::kernels::transformer_memory {
 
 struct dropout_params {
   std::uint8_t* mask = nullptr;  // null: p = 0
@@ -30,4 +30,4 @@ void dropout_add(const void* x, const void* y, void* sum, std::int64_t n, const 
 void layernorm_train(const void* in, void* out, const void* gamma, const void* beta, float* mean, float* rstd,
                      std::int64_t rows, int cols, float eps, dtype type, cudaStream_t stream);
 
-}  // namespace cudabench::kernels
+}  // namespace cudabench::kernels::transformer_memory

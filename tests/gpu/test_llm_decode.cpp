@@ -163,7 +163,7 @@ TEST(LlmDecode, ProgrammaticLaunchChangesNothingButTiming) {
 TEST(LlmDecode, EveryGemvVariantVerifies) {
   REQUIRE_GPU();
   std::vector<std::string> variants;
-  for (int v = 0; v < kernels::llm::kGemvVariants; ++v) variants.push_back(std::to_string(v));
+  for (int v = 0; v < kernels::llm_decode::kGemvVariants; ++v) variants.push_back(std::to_string(v));
   variants.push_back("");  // the tuner's choice
   for (const std::string& name : variants) {
     const char* variant = name.c_str();
@@ -179,7 +179,7 @@ TEST(LlmDecode, EveryGemvVariantVerifies) {
     if (*variant) EXPECT_NE(w->engine().tuning().find("forced"), std::string::npos);
   }
   harness h;
-  ::setenv("CUDABENCH_LLM_GEMV", std::to_string(kernels::llm::kGemvVariants).c_str(), 1);  // one past the last
+  ::setenv("CUDABENCH_LLM_GEMV", std::to_string(kernels::llm_decode::kGemvVariants).c_str(), 1);  // one past the last
   auto bad = make_workload(make_spec("llama-tiny", "random", "fp16", 16, 40));
   EXPECT_THROW(bad->setup(h.ctx), input_error);
   ::unsetenv("CUDABENCH_LLM_GEMV");

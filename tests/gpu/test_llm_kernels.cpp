@@ -26,7 +26,7 @@
 #include "kernels/llm_decode/swiglu.cuh"
 
 using namespace cudabench;
-namespace k = cudabench::kernels::llm;
+namespace k = cudabench::kernels::llm_decode;
 
 namespace {
 

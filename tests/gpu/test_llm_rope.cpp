@@ -32,7 +32,7 @@
 #include "kernels/llm_decode/rope_kv.cuh"
 
 using namespace cudabench;
-namespace k = cudabench::kernels::llm;
+namespace k = cudabench::kernels::llm_decode;
 
 namespace {
 

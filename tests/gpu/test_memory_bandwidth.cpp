@@ -114,20 +114,20 @@ TEST_F(memory_bandwidth_gpu, planted_memset_rewrite_still_validates) {
 TEST_F(memory_bandwidth_gpu, copy_kernel_ragged_sizes) {
   // The d2d workload may pick cudaMemcpyAsync at setup, so test copy_vec16 on its own, with the
   // full grid and with a 3-block grid that must stride many times.
-  const int resident = kernels::copy_vec16_resident_blocks(0);
+  const int resident = kernels::memory_bandwidth::copy_vec16_resident_blocks(0);
   ASSERT_GE(resident, props_.multiProcessorCount);
   for (int blocks : {resident, 3})
     for (std::size_t bytes : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{4097},
                               std::size_t{(3u << 20) + 7}, std::size_t{(48u << 20) + 24}}) {
       device_buffer<std::byte> src(bytes), dst(bytes);
-      device_buffer<kernels::mismatch_report> report(1);
-      kernels::byte_pattern pattern;
+      device_buffer<kernels::memory_bandwidth::mismatch_report> report(1);
+      kernels::memory_bandwidth::byte_pattern pattern;
       pattern.seed = 1234 + bytes;
-      kernels::fill_byte_pattern(src.get(), bytes, pattern, stream_);
+      kernels::memory_bandwidth::fill_byte_pattern(src.get(), bytes, pattern, stream_);
       ASSERT_EQ(cudaMemsetAsync(dst.get(), 0x5A, bytes, stream_), cudaSuccess);
-      kernels::copy_vec16(dst.get(), src.get(), bytes, blocks, stream_);
-      kernels::count_pattern_mismatches(dst.get(), bytes, pattern, report.get(), stream_);
-      kernels::mismatch_report r;
+      kernels::memory_bandwidth::copy_vec16(dst.get(), src.get(), bytes, blocks, stream_);
+      kernels::memory_bandwidth::count_pattern_mismatches(dst.get(), bytes, pattern, report.get(), stream_);
+      kernels::memory_bandwidth::mismatch_report r;
       ASSERT_EQ(cudaMemcpyAsync(&r, report.get(), sizeof(r), cudaMemcpyDeviceToHost, stream_), cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
       EXPECT_EQ(r.mismatched_words, 0u) << bytes << " bytes, first bad offset " << r.first_offset;
@@ -138,9 +138,9 @@ TEST_F(memory_bandwidth_gpu, pattern_matches_host_definition) {
   // The device fill writes byte i = byte (i % 8) of splitmix64(seed + i / 8); spot-check on the host.
   const std::size_t bytes = 4096 + 3;
   device_buffer<std::byte> buf(bytes);
-  kernels::byte_pattern pattern;
+  kernels::memory_bandwidth::byte_pattern pattern;
   pattern.seed = 42;
-  kernels::fill_byte_pattern(buf.get(), bytes, pattern, stream_);
+  kernels::memory_bandwidth::fill_byte_pattern(buf.get(), bytes, pattern, stream_);
   std::string host(bytes, '\0');
   ASSERT_EQ(cudaMemcpyAsync(host.data(), buf.get(), bytes, cudaMemcpyDeviceToHost, stream_), cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);

@@ -86,7 +86,7 @@ TEST(TrainStep, OverflowSkipsTheStepAndHalvesTheScale) {
   CUDABENCH_CHECK_CUDA(cudaMemcpy(t.grads() + n / 2, &inf, sizeof(float), cudaMemcpyHostToDevice));
   t.optimizer_step(nullptr);
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
-  kernels::scaler_state st = t.read_scaler();
+  kernels::train_step::scaler_state st = t.read_scaler();
   EXPECT_EQ(st.scale, 32768.f);
   EXPECT_EQ(st.step, 0);
   EXPECT_EQ(st.growth_tracker, 0);
@@ -113,7 +113,7 @@ TEST(TrainStep, ScaleGrowsAfterTheGrowthInterval) {
   t.init(9, nullptr);
   for (int i = 0; i < 3; ++i) t.step(nullptr);
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
-  const kernels::scaler_state st = t.read_scaler();
+  const kernels::train_step::scaler_state st = t.read_scaler();
   EXPECT_EQ(st.scale, 131072.f);
   EXPECT_EQ(st.growth_tracker, 0);
   EXPECT_EQ(st.step, 3);

@@ -50,14 +50,15 @@ TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64) {
 // Every attention variant the setup-time tuner can pick, through the whole model.
 TEST(TransformerMemory, MatchesCpuReferenceFp32HeadDim64EveryAttentionVariant) {
   REQUIRE_GPU();
-  for (auto variant : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
-                       kernels::attention_variant::tf32x3_flash}) {
+  for (auto variant : {kernels::transformer_memory::attention_variant::cuda_core,
+                       kernels::transformer_memory::attention_variant::tf32x3_two_pass,
+                       kernels::transformer_memory::attention_variant::tf32x3_flash}) {
     transformer::config c = transformer::validation_config(dtype::fp32);
     c.attention = variant;
     const validation_outcome v = validate(c, 1);
     std::printf("%s\n", v.message.c_str());
-    EXPECT_TRUE(v.passed) << kernels::attention_variant_name(variant) << ": " << v.message;
-    EXPECT_LE(v.max_rel_error, 1e-4) << kernels::attention_variant_name(variant);
+    EXPECT_TRUE(v.passed) << kernels::transformer_memory::attention_variant_name(variant) << ": " << v.message;
+    EXPECT_LE(v.max_rel_error, 1e-4) << kernels::transformer_memory::attention_variant_name(variant);
   }
 }
 
@@ -78,7 +79,8 @@ TEST(TransformerMemory, AttentionTunerPicksAWorkingVariant) {
   EXPECT_EQ(summary.find("rejected"), std::string::npos) << summary;
   const transformer::host_snapshot snap = transformer::snapshot(m);
   const validation_outcome v = transformer::compare_with_reference(m, snap, nullptr, 1e-4);
-  std::printf("after tuning (%s): %s\n", kernels::attention_variant_name(m.cfg().attention), v.message.c_str());
+  std::printf("after tuning (%s): %s\n", kernels::transformer_memory::attention_variant_name(m.cfg().attention),
+              v.message.c_str());
   EXPECT_TRUE(v.passed) << v.message;
 }
 
@@ -136,9 +138,10 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
   std::vector<float> hq(q.size()), hkv(kv.size()), ho(o.size());
   CUDABENCH_CHECK_CUDA(cudaMemcpy(hq.data(), q.get(), q.bytes(), cudaMemcpyDeviceToHost));
   CUDABENCH_CHECK_CUDA(cudaMemcpy(hkv.data(), kv.get(), kv.bytes(), cudaMemcpyDeviceToHost));
-  for (auto variant : {kernels::attention_variant::tf32x3_flash, kernels::attention_variant::tf32x3_two_pass,
-                       kernels::attention_variant::cuda_core}) {
-    kernels::attention_args a;
+  for (auto variant : {kernels::transformer_memory::attention_variant::tf32x3_flash,
+                       kernels::transformer_memory::attention_variant::tf32x3_two_pass,
+                       kernels::transformer_memory::attention_variant::cuda_core}) {
+    kernels::transformer_memory::attention_args a;
     a.q = q.get();
     a.k = kv.get();
     a.v = kv.get() + d;
@@ -152,7 +155,7 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
     a.sk = sk;
     a.variant = variant;
     CUDABENCH_CHECK_CUDA(cudaMemset(o.get(), 0xff, o.bytes()));  // NaN: unwritten outputs show
-    kernels::attention_forward(a, nullptr);
+    kernels::transformer_memory::attention_forward(a, nullptr);
     CUDABENCH_CHECK_CUDA(cudaMemcpy(ho.data(), o.get(), o.bytes(), cudaMemcpyDeviceToHost));
     double worst = 0;
     for (int b = 0; b < batch; ++b)
@@ -178,7 +181,7 @@ TEST(TransformerMemory, AttentionKernelsMatchReferenceAtFullLength) {
           }
         }
     std::printf("attention %s, batch %d heads %d sq %d sk %d: max |got-ref|/max(|ref|,1) = %.3g\n",
-                kernels::attention_variant_name(variant), batch, heads, sq, sk, worst);
+                kernels::transformer_memory::attention_variant_name(variant), batch, heads, sq, sk, worst);
     EXPECT_LE(worst, 2e-5);
   }
 }

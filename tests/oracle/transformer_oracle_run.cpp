@@ -28,7 +28,7 @@ void upload(const checkpoint& ck, const std::string& name, const std::vector<std
   }
   device_buffer<float> staging(n);
   CUDABENCH_CHECK_CUDA(cudaMemcpy(staging.get(), ck.data(t), n * 4, cudaMemcpyHostToDevice));
-  kernels::cast_from_float(dst, staging.get(), n, dtype::fp16, nullptr);
+  kernels::train_step::cast_from_float(dst, staging.get(), n, dtype::fp16, nullptr);
   CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
 }
 

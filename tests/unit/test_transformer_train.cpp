@@ -10,8 +10,8 @@
 
 #include "cli_runner.hpp"
 #include "cudabench/row_names.hpp"
+#include "kernels/transformer_memory/dropout_rng.hpp"
 #include "test_support.hpp"
-#include "workloads/transformer_memory/dropout_rng.hpp"
 #include "workloads/transformer_memory/saved_tensors.hpp"
 #include "workloads/transformer_memory/torch_dump.hpp"
 

@@ -33,7 +33,7 @@
 namespace cudabench::llm {
 namespace {
 
-namespace k = cudabench::kernels::llm;
+namespace k = cudabench::kernels::llm_decode;
 
 template <class T>
 class engine_impl final : public engine {

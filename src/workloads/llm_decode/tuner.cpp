@@ -23,7 +23,7 @@
 
 namespace cudabench::llm {
 
-namespace k = cudabench::kernels::llm;
+namespace k = cudabench::kernels::llm_decode;
 
 int smallest_decode_chunk(int max_len) {
   int chunk = 16;

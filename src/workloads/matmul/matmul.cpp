@@ -284,7 +284,7 @@ validation_outcome matmul_workload::verify(run_context& ctx) {
 validation_outcome matmul_workload::check_output(run_context& ctx) {
   // Which entries: all of them for small outputs; otherwise the corners of the first and last
   // batch plus a fixed pseudo-random spread.
-  std::vector<kernels::gemm_sample> samples;
+  std::vector<kernels::matmul::gemm_sample> samples;
   const std::int64_t total = static_cast<std::int64_t>(batch_) * m_ * n_;
   auto add = [&](std::int64_t b, std::int64_t i, std::int64_t j) {
     samples.push_back({static_cast<std::int32_t>(b), static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)});
@@ -305,13 +305,13 @@ validation_outcome matmul_workload::check_output(run_context& ctx) {
     }
   }
   const int count = static_cast<int>(samples.size());
-  device_buffer<kernels::gemm_sample> d_samples(samples.size());
-  device_buffer<kernels::gemm_sample_result> d_results(samples.size());
+  device_buffer<kernels::matmul::gemm_sample> d_samples(samples.size());
+  device_buffer<kernels::matmul::gemm_sample_result> d_results(samples.size());
   CUDABENCH_CHECK_CUDA(
       cudaMemcpyAsync(d_samples.get(), samples.data(), d_samples.bytes(), cudaMemcpyHostToDevice, ctx.stream));
-  kernels::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_, n_, k_,
-                                  d_samples.get(), count, d_results.get(), ctx.stream);
-  std::vector<kernels::gemm_sample_result> results(samples.size());
+  kernels::matmul::reference_gemm_samples(storage_dtype(dtype_), output_dtype(dtype_), a_.get(), b_.get(), c_.get(), m_,
+                                          n_, k_, d_samples.get(), count, d_results.get(), ctx.stream);
+  std::vector<kernels::matmul::gemm_sample_result> results(samples.size());
   CUDABENCH_CHECK_CUDA(
       cudaMemcpyAsync(results.data(), d_results.get(), d_results.bytes(), cudaMemcpyDeviceToHost, ctx.stream));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));

@@ -57,7 +57,7 @@ bool destination_on_host(memory_op op) { return op == memory_op::d2h_pinned || o
 bool uses_pinned(memory_op op) { return op == memory_op::h2d_pinned || op == memory_op::d2h_pinned; }
 bool uses_pageable(memory_op op) { return op == memory_op::h2d_pageable || op == memory_op::d2h_pageable; }
 
-void fill_host(std::byte* p, std::size_t bytes, const kernels::byte_pattern& pattern) {
+void fill_host(std::byte* p, std::size_t bytes, const kernels::memory_bandwidth::byte_pattern& pattern) {
   const std::size_t n_words = bytes / 8;
   for (std::size_t w = 0; w < n_words; ++w) {
     const std::uint64_t v = pattern.word(w);
@@ -66,8 +66,9 @@ void fill_host(std::byte* p, std::size_t bytes, const kernels::byte_pattern& pat
   for (std::size_t i = n_words * 8; i < bytes; ++i) p[i] = static_cast<std::byte>(pattern.byte(i));
 }
 
-kernels::mismatch_report check_host(const std::byte* p, std::size_t bytes, const kernels::byte_pattern& pattern) {
-  kernels::mismatch_report r;
+kernels::memory_bandwidth::mismatch_report check_host(const std::byte* p, std::size_t bytes,
+                                                      const kernels::memory_bandwidth::byte_pattern& pattern) {
+  kernels::memory_bandwidth::mismatch_report r;
   const std::size_t n_words = bytes / 8;
   for (std::size_t w = 0; w < n_words; ++w) {
     std::uint64_t v;
@@ -117,7 +118,7 @@ void memory_bandwidth_workload::setup(run_context& ctx) {
   // Device side: a source for d2d/d2h, a destination for d2d/h2d/memset.
   if (op_ == memory_op::d2d || destination_on_host(op_)) src_dev_ = device_buffer<std::byte>(bytes_);
   if (!destination_on_host(op_)) dst_dev_ = device_buffer<std::byte>(bytes_);
-  report_ = device_buffer<kernels::mismatch_report>(1);
+  report_ = device_buffer<kernels::memory_bandwidth::mismatch_report>(1);
 
   // Host side: page-locked (DMA straight from/to it) or ordinary pageable memory, touched once
   // here so page faults stay out of the timing.
@@ -134,7 +135,7 @@ void memory_bandwidth_workload::setup(run_context& ctx) {
   }
 
   if (source_on_host(op_)) fill_host(host_, bytes_, expected_);
-  if (src_dev_) kernels::fill_byte_pattern(src_dev_.get(), bytes_, expected_, ctx.stream);
+  if (src_dev_) kernels::memory_bandwidth::fill_byte_pattern(src_dev_.get(), bytes_, expected_, ctx.stream);
 
   method_ = "cudaMemcpyAsync";
   if (op_ == memory_op::memset) {
@@ -145,14 +146,16 @@ void memory_bandwidth_workload::setup(run_context& ctx) {
                              planted_rewrite_bytes_);
   }
   if (op_ == memory_op::d2d) {
-    copy_blocks_ = kernels::copy_vec16_resident_blocks(ctx.device);
+    copy_blocks_ = kernels::memory_bandwidth::copy_vec16_resident_blocks(ctx.device);
     // cudaMemcpyAsync (what torch's copy_ calls) against copy_vec16: whichever moved the buffer
     // faster at setup is what gets timed. The library copy keeps ties (< 1% apart).
     auto library = [&] {
       CUDABENCH_CHECK_CUDA(
           cudaMemcpyAsync(dst_dev_.get(), src_dev_.get(), bytes_, cudaMemcpyDeviceToDevice, ctx.stream));
     };
-    auto kernel = [&] { kernels::copy_vec16(dst_dev_.get(), src_dev_.get(), bytes_, copy_blocks_, ctx.stream); };
+    auto kernel = [&] {
+      kernels::memory_bandwidth::copy_vec16(dst_dev_.get(), src_dev_.get(), bytes_, copy_blocks_, ctx.stream);
+    };
     library();
     kernel();
     const float once = time_enqueued_ms(ctx.stream, 1, library);
@@ -175,7 +178,7 @@ void memory_bandwidth_workload::run(cudaStream_t stream) {
   switch (op_) {
     case memory_op::d2d:
       if (use_copy_kernel_) {
-        kernels::copy_vec16(dst_dev_.get(), src_dev_.get(), bytes_, copy_blocks_, stream);
+        kernels::memory_bandwidth::copy_vec16(dst_dev_.get(), src_dev_.get(), bytes_, copy_blocks_, stream);
       } else {
         CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(dst_dev_.get(), src_dev_.get(), bytes_, cudaMemcpyDeviceToDevice, stream));
       }
@@ -209,12 +212,12 @@ validation_outcome memory_bandwidth_workload::verify(run_context& ctx) {
 }
 
 validation_outcome memory_bandwidth_workload::check_destination(run_context& ctx) {
-  kernels::mismatch_report r;
+  kernels::memory_bandwidth::mismatch_report r;
   if (destination_on_host(op_)) {
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     r = check_host(host_, bytes_, expected_);
   } else {
-    kernels::count_pattern_mismatches(dst_dev_.get(), bytes_, expected_, report_.get(), ctx.stream);
+    kernels::memory_bandwidth::count_pattern_mismatches(dst_dev_.get(), bytes_, expected_, report_.get(), ctx.stream);
     CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(&r, report_.get(), sizeof(r), cudaMemcpyDeviceToHost, ctx.stream));
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
   }

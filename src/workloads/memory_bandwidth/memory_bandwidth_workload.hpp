@@ -46,11 +46,11 @@ class memory_bandwidth_workload : public workload {
   bool use_copy_kernel_ = false;
   std::size_t planted_rewrite_bytes_ = 0;  // memset: CUDABENCH_PLANT_MEMSET_REWRITE_PCT (verdict tests)
   std::string method_;                     // what run() does, for the validation message
-  kernels::byte_pattern expected_;
+  kernels::memory_bandwidth::byte_pattern expected_;
   device_buffer<std::byte> src_dev_, dst_dev_;
   std::unique_ptr<std::byte[], pinned_free> pinned_;  // h2d_pinned source or d2h_pinned destination
   std::vector<std::uint64_t> pageable_;               // h2d_pageable source or d2h_pageable destination
-  device_buffer<kernels::mismatch_report> report_;
+  device_buffer<kernels::memory_bandwidth::mismatch_report> report_;
   std::byte* host_ = nullptr;  // pinned_ or pageable_ data, whichever the op uses
 };
 

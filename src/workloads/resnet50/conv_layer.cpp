@@ -152,10 +152,10 @@ void conv_layer::epilogue(cudnnHandle_t handle, const void* bias, const void* z,
   cudaStream_t stream = nullptr;
   CUDABENCH_CHECK_CUDNN(cudnnGetStream(handle, &stream));
   const long long pq = static_cast<long long>(shape_.p()) * shape_.q();
-  kernels::resnet::bias_residual_relu(y, bias, residual_ ? z : nullptr, num_.element(),
-                                      num_.format == CUDNN_TENSOR_NHWC,
-                                      static_cast<long long>(shape_.n) * shape_.k * pq, shape_.k, static_cast<int>(pq),
-                                      stream);
+  kernels::resnet50::bias_residual_relu(y, bias, residual_ ? z : nullptr, num_.element(),
+                                        num_.format == CUDNN_TENSOR_NHWC,
+                                        static_cast<long long>(shape_.n) * shape_.k * pq, shape_.k,
+                                        static_cast<int>(pq), stream);
 }
 
 void conv_layer::run(cudnnHandle_t handle, const void* x, const void* w, const void* bias, const void* z, void* y,

@@ -282,11 +282,11 @@ void resnet_model::set_input(const float* images, cudaStream_t stream) {
   const int n = opt_.batch, s = arch_.image_size;
   if (num_.format == CUDNN_TENSOR_NHWC) {
     if (num_.half())
-      kernels::resnet::nchw_to_nhwc_padded(images, static_cast<__half*>(static_cast<void*>(input_.get())), n,
-                                           arch_.in_channels, s, s, in_c_, stream);
+      kernels::resnet50::nchw_to_nhwc_padded(images, static_cast<__half*>(static_cast<void*>(input_.get())), n,
+                                             arch_.in_channels, s, s, in_c_, stream);
     else
-      kernels::resnet::nchw_to_nhwc_padded(images, static_cast<float*>(static_cast<void*>(input_.get())), n,
-                                           arch_.in_channels, s, s, in_c_, stream);
+      kernels::resnet50::nchw_to_nhwc_padded(images, static_cast<float*>(static_cast<void*>(input_.get())), n,
+                                             arch_.in_channels, s, s, in_c_, stream);
   } else {
     CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(input_.get(), images, input_.bytes(), cudaMemcpyDeviceToDevice, stream));
   }

@@ -26,7 +26,7 @@ struct device_bn {
 
 std::vector<float> reference_forward(const arch& a, const raw_params& p, const float* images, int n,
                                      cudaStream_t stream) {
-  namespace k = kernels::resnet;
+  namespace k = kernels::resnet50;
   std::vector<device_buffer<float>> w;
   std::vector<device_bn> bn;
   for (std::size_t i = 0; i < a.convs.size(); ++i) {

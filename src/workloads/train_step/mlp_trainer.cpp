@@ -81,12 +81,12 @@ void* mlp_trainer::act(int l) const { return acts_.get() + static_cast<std::size
 void mlp_trainer::init(std::uint64_t seed, cudaStream_t s) {
   const float w_range = std::sqrt(6.f / static_cast<float>(cfg_.hidden));
   kernels::fill_uniform(master(), cfg_.params(), seed * 131 + 1, -w_range, w_range, s);
-  kernels::cast_from_float(weights16(), master(), cfg_.params(), cfg_.kind, s);
+  kernels::train_step::cast_from_float(weights16(), master(), cfg_.params(), cfg_.kind, s);
   fill16(input(), cfg_.acts(), seed * 131 + 2, -1.f, 1.f, cfg_.kind, s);
   CUDABENCH_CHECK_CUDA(cudaMemsetAsync(m_.get(), 0, m_.bytes(), s));
   CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_.get(), 0, v_.bytes(), s));
   CUDABENCH_CHECK_CUDA(cudaMemsetAsync(grad_.get(), 0, grad_.bytes(), s));
-  kernels::scaler_state st;
+  kernels::train_step::scaler_state st;
   st.scale = cfg_.init_scale;
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(state_.get(), &st, sizeof(st), cudaMemcpyHostToDevice, s));
 
@@ -112,33 +112,34 @@ void mlp_trainer::forward_backward(cudaStream_t s) {
   CUDABENCH_CHECK_CUDA(cudaMemsetAsync(loss_.get(), 0, sizeof(float), s));
   std::byte* buf[2] = {dgrad_.get(), dgrad_.get() + cfg_.acts() * 2};
   int cur = 0;
-  kernels::mse_loss_backward(act(L), target(), buf[cur], cfg_.acts(), &state_.get()->scale, loss_.get(), cfg_.kind, s);
+  kernels::train_step::mse_loss_backward(act(L), target(), buf[cur], cfg_.acts(), &state_.get()->scale, loss_.get(),
+                                         cfg_.kind, s);
   for (int l = L - 1; l >= 0; --l) {
     // buf[cur] holds dZ_l (scaled). dW_l = dZ_l^T X_l, written in fp32 into the gradient arena.
     bwd_dw_.run(act(l), buf[cur], grad_.get() + static_cast<std::size_t>(l) * cfg_.params_per_layer(), s);
     if (l == 0) break;
     bwd_dx_.run(w16 + l * wstride, buf[cur], buf[1 - cur], s);
-    kernels::relu_backward_inplace(buf[1 - cur], act(l), cfg_.acts(), cfg_.kind, s);
+    kernels::train_step::relu_backward_inplace(buf[1 - cur], act(l), cfg_.acts(), cfg_.kind, s);
     cur = 1 - cur;
   }
   dz_first_ = buf[cur];
 }
 
 void mlp_trainer::optimizer_step(cudaStream_t s) {
-  kernels::find_nonfinite(grads(), cfg_.params(), state_.get(), s);
-  kernels::adamw_step(master(), weights16(), grads(), m_.get(), v_.get(), cfg_.params(), state_.get(), cfg_.hp,
-                      cfg_.kind, s);
-  kernels::scaler_update(state_.get(), cfg_.scaler, s);
+  kernels::train_step::find_nonfinite(grads(), cfg_.params(), state_.get(), s);
+  kernels::train_step::adamw_step(master(), weights16(), grads(), m_.get(), v_.get(), cfg_.params(), state_.get(),
+                                  cfg_.hp, cfg_.kind, s);
+  kernels::train_step::scaler_update(state_.get(), cfg_.scaler, s);
 }
 
-kernels::scaler_state mlp_trainer::read_scaler() const {
-  kernels::scaler_state st;
+kernels::train_step::scaler_state mlp_trainer::read_scaler() const {
+  kernels::train_step::scaler_state st;
   CUDABENCH_CHECK_CUDA(cudaMemcpy(&st, state_.get(), sizeof(st), cudaMemcpyDeviceToHost));
   return st;
 }
 
 void mlp_trainer::set_scale(float scale) {
-  kernels::scaler_state st = read_scaler();
+  kernels::train_step::scaler_state st = read_scaler();
   st.scale = scale;
   CUDABENCH_CHECK_CUDA(cudaMemcpy(state_.get(), &st, sizeof(st), cudaMemcpyHostToDevice));
 }

@@ -28,8 +28,8 @@ struct mlp_config {
   int hidden = 8192;
   int batch = 2048;
   dtype kind = dtype::fp16;
-  kernels::adamw_hparams hp{};
-  kernels::scaler_config scaler{};
+  kernels::train_step::adamw_hparams hp{};
+  kernels::train_step::scaler_config scaler{};
   float init_scale = 65536.f;
 
   std::size_t params_per_layer() const { return static_cast<std::size_t>(hidden) * hidden; }
@@ -63,11 +63,11 @@ class mlp_trainer {
   void* act(int l) const;                                         // X_l; act(layers) = Y
   const float* target() const { return target_.get(); }           // [batch, hidden] fp32
   const void* grad_of_first_preact() const { return dz_first_; }  // dZ_0 after a backward, 16-bit
-  kernels::scaler_state* scaler() const { return state_.get(); }
+  kernels::train_step::scaler_state* scaler() const { return state_.get(); }
   const float* loss_sum() const { return loss_.get(); }  // MSE of the last forward
 
   // Synchronous host reads for validation and tests.
-  kernels::scaler_state read_scaler() const;
+  kernels::train_step::scaler_state read_scaler() const;
   void set_scale(float scale);  // synchronous; the test-only forced overflow of train_step
   float read_loss() const;
 
@@ -76,7 +76,7 @@ class mlp_trainer {
   mlp_config cfg_;
   device_buffer<float> master_, grad_, m_, v_, target_, loss_;
   device_buffer<std::byte> w16_, acts_, dgrad_;  // acts_: L+1 activations; dgrad_: 2 ping-pong buffers
-  device_buffer<kernels::scaler_state> state_;
+  device_buffer<kernels::train_step::scaler_state> state_;
   lt_matmul fwd_relu_, fwd_last_, bwd_dx_, bwd_dw_;
   const void* dz_first_ = nullptr;
 };

@@ -59,10 +59,10 @@ class train_step_workload final : public workload {
     }
     trainer_->forward_backward(ctx.stream);
     const validation_outcome sampled = train::check_sampled_first_layer_grad(*trainer_, 64, 1e-3);
-    const kernels::scaler_state before = trainer_->read_scaler();
+    const kernels::train_step::scaler_state before = trainer_->read_scaler();
     trainer_->optimizer_step(ctx.stream);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
-    const kernels::scaler_state after = trainer_->read_scaler();
+    const kernels::train_step::scaler_state after = trainer_->read_scaler();
     const float loss = trainer_->read_loss();
     const bool full_ok = std::isfinite(loss) && after.step == before.step + 1 && after.scale == before.scale;
     skipped_before_timing_ = after.skipped;  // before_timing() moves it past warm-up
@@ -83,7 +83,7 @@ class train_step_workload final : public workload {
   }
 
   metric_list metrics(const measurement& m) const override {
-    const kernels::scaler_state st = trainer_->read_scaler();  // the one read after the repetitions
+    const kernels::train_step::scaler_state st = trainer_->read_scaler();  // the one read after the repetitions
     const int skipped = st.skipped - skipped_before_timing_;
     if (skipped > 0)
       throw validation_error(fmt::format(

@@ -17,7 +17,7 @@
 namespace cudabench::transformer {
 namespace {
 
-using kernels::attention_variant;
+using kernels::transformer_memory::attention_variant;
 
 constexpr attention_variant k_candidates[] = {attention_variant::tf32x3_flash, attention_variant::tf32x3_two_pass,
                                               attention_variant::cuda_core};
@@ -25,10 +25,11 @@ constexpr int k_reps = 3;
 constexpr double k_max_rel_diff = 1e-4;
 
 // Output rows of the first sequence (all heads), after running `v` on it.
-std::vector<float> first_sequence_output(kernels::attention_args a, attention_variant v, cudaStream_t s) {
+std::vector<float> first_sequence_output(kernels::transformer_memory::attention_args a, attention_variant v,
+                                         cudaStream_t s) {
   a.batch = 1;
   a.variant = v;
-  kernels::attention_forward(a, s);
+  kernels::transformer_memory::attention_forward(a, s);
   std::vector<float> out(static_cast<std::size_t>(a.sq) * a.ldo);
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(out.data(), a.o, out.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
@@ -37,7 +38,8 @@ std::vector<float> first_sequence_output(kernels::attention_args a, attention_va
 
 // Only the head columns of each row are outputs; columns past heads*head_dim (if ldo is wider) are
 // not compared.
-double max_rel_diff(const std::vector<float>& got, const std::vector<float>& ref, const kernels::attention_args& a) {
+double max_rel_diff(const std::vector<float>& got, const std::vector<float>& ref,
+                    const kernels::transformer_memory::attention_args& a) {
   double worst = 0;
   const std::int64_t cols = static_cast<std::int64_t>(a.heads) * a.head_dim;
   for (std::int64_t r = 0; r < a.sq; ++r)
@@ -53,10 +55,10 @@ double max_rel_diff(const std::vector<float>& got, const std::vector<float>& ref
 double time_variant(const std::vector<attention_workload>& shapes, attention_variant v, cudaStream_t s) {
   double total = 0;
   for (const attention_workload& w : shapes) {
-    kernels::attention_args a = w.args;
+    kernels::transformer_memory::attention_args a = w.args;
     a.variant = v;
-    kernels::attention_forward(a, s);  // warm-up: first-launch costs are not the kernel's
-    const float ms = time_enqueued_ms(s, k_reps, [&] { kernels::attention_forward(a, s); });
+    kernels::transformer_memory::attention_forward(a, s);  // warm-up: first-launch costs are not the kernel's
+    const float ms = time_enqueued_ms(s, k_reps, [&] { kernels::transformer_memory::attention_forward(a, s); });
     total += static_cast<double>(ms) / k_reps * w.calls;
   }
   return total;
@@ -76,21 +78,22 @@ attention_choice tune_attention(const std::vector<attention_workload>& shapes, c
       if (v != attention_variant::cuda_core)
         diff = max_rel_diff(first_sequence_output(shapes.front().args, v, stream), ref, shapes.front().args);
       if (!(diff <= k_max_rel_diff)) {
-        best.summary +=
-            fmt::format("{}: rejected (max rel diff {:.3g} vs cuda-core); ", kernels::attention_variant_name(v), diff);
+        best.summary += fmt::format("{}: rejected (max rel diff {:.3g} vs cuda-core); ",
+                                    kernels::transformer_memory::attention_variant_name(v), diff);
         continue;
       }
       ms = time_variant(shapes, v, stream);
     } catch (const std::invalid_argument& e) {  // the variant does not take this shape
-      best.summary += fmt::format("{}: n/a ({}); ", kernels::attention_variant_name(v), e.what());
+      best.summary += fmt::format("{}: n/a ({}); ", kernels::transformer_memory::attention_variant_name(v), e.what());
       continue;
     }
-    best.summary += fmt::format("{}: {:.3f} ms/forward (diff {:.2g}); ", kernels::attention_variant_name(v), ms, diff);
+    best.summary += fmt::format("{}: {:.3f} ms/forward (diff {:.2g}); ",
+                                kernels::transformer_memory::attention_variant_name(v), ms, diff);
     ms_of[i] = ms;
   }
   // The shared tuner rule: candidates in preference order, ties (within 3%) keep the earlier one.
   best.variant = k_candidates[pick_fastest(ms_of)];
-  best.summary += fmt::format("chose {}", kernels::attention_variant_name(best.variant));
+  best.summary += fmt::format("chose {}", kernels::transformer_memory::attention_variant_name(best.variant));
   return best;
 }
 

@@ -16,12 +16,12 @@
 namespace cudabench::transformer {
 
 struct attention_workload {
-  kernels::attention_args args;  // fp32, head_dim 64, inputs already filled
-  int calls = 1;                 // how many times one forward pass runs this shape
+  kernels::transformer_memory::attention_args args;  // fp32, head_dim 64, inputs already filled
+  int calls = 1;                                     // how many times one forward pass runs this shape
 };
 
 struct attention_choice {
-  kernels::attention_variant variant = kernels::attention_variant::cuda_core;
+  kernels::transformer_memory::attention_variant variant = kernels::transformer_memory::attention_variant::cuda_core;
   std::string summary;  // per-candidate times and check results, for logs and tests
 };
 

@@ -35,7 +35,8 @@ struct config {
   // The kernel for fp32 attention with head_dim 64 (fp16 and other head_dims use the CUDA-core
   // kernel). model::tune_attention() replaces it with the fastest variant on this GPU; tests run
   // every variant against the CPU reference.
-  kernels::attention_variant attention = kernels::attention_variant::tf32x3_two_pass;
+  kernels::transformer_memory::attention_variant attention =
+      kernels::transformer_memory::attention_variant::tf32x3_two_pass;
   run_mode mode = run_mode::inference;
   double dropout = 0.0;            // train mode: nn.Transformer's p (0.1 by default in the workload)
   std::uint64_t dropout_seed = 0;  // the masks' seed (dropout_rng.hpp)
@@ -57,9 +58,10 @@ struct config {
   }
 
   // What actually runs for this config's attention.
-  kernels::attention_variant effective_attention() const {
-    return dtype == cudabench::dtype::fp16 || head_dim() != 64 || train() ? kernels::attention_variant::cuda_core
-                                                                          : attention;
+  kernels::transformer_memory::attention_variant effective_attention() const {
+    return dtype == cudabench::dtype::fp16 || head_dim() != 64 || train()
+               ? kernels::transformer_memory::attention_variant::cuda_core
+               : attention;
   }
 
   int head_dim() const { return d_model / nhead; }

@@ -55,7 +55,7 @@ std::uint64_t model::planned_bytes(const config& c) {
 
 model::model(const blaslt_context& lt, const config& cfg)
     : lt_(lt), cfg_(cfg), chunk_(chunk_sequences(cfg)), params_(cfg) {
-  if (cfg.d_model % cfg.nhead != 0 || !kernels::attention_head_dim_supported(cfg.head_dim()))
+  if (cfg.d_model % cfg.nhead != 0 || !kernels::transformer_memory::attention_head_dim_supported(cfg.head_dim()))
     throw unsupported_error(fmt::format("transformer: head_dim {} (d_model {} / nhead {}) not in 16, 32, 64",
                                         cfg.d_model / std::max(cfg.nhead, 1), cfg.d_model, cfg.nhead));
   if (cfg.d_model % 8 != 0) throw unsupported_error("transformer: d_model must be a multiple of 8");
@@ -65,7 +65,8 @@ model::model(const blaslt_context& lt, const config& cfg)
   tgt_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
   if (cfg.train()) {
     if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw input_error("transformer: dropout must be in [0, 1)");
-    cfg_.attention = kernels::attention_variant::cuda_core;  // the kernel with dropout and logsumexp
+    cfg_.attention =
+        kernels::transformer_memory::attention_variant::cuda_core;  // the kernel with dropout and logsumexp
   } else {
     enc_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.src_tokens()) * d * eb);
     dec_x_ = device_buffer<std::byte>(static_cast<std::size_t>(cfg.tgt_tokens()) * d * eb);
@@ -151,16 +152,16 @@ void* model::scratch_at(std::int64_t elem_offset) const {
 }
 
 void model::norm(const norm_ptrs& n, void* x, std::int64_t rows, cudaStream_t s) const {
-  kernels::layernorm_inplace(x, n.gamma, n.beta, rows, cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_inplace(x, n.gamma, n.beta, rows, cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
 }
 
 // x <- x + out_proj(MHA(x, x, x)); `x` holds `seq`-long sequences of all batch rows, processed
 // `chunk_` sequences at a time.
-kernels::attention_args model::self_attention_args(int seq) const {
+kernels::transformer_memory::attention_args model::self_attention_args(int seq) const {
   const std::int64_t d = cfg_.d_model, m = static_cast<std::int64_t>(chunk_) * seq;
   const std::size_t eb = cfg_.elem_bytes();
   auto* qkv = static_cast<std::byte*>(scratch_at(0));
-  kernels::attention_args args;
+  kernels::transformer_memory::attention_args args;
   args.q = qkv;
   args.k = qkv + d * eb;
   args.v = qkv + 2 * d * eb;
@@ -181,22 +182,22 @@ kernels::attention_args model::self_attention_args(int seq) const {
 void model::self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const {
   const std::int64_t d = cfg_.d_model;
   const std::size_t eb = cfg_.elem_bytes();
-  const kernels::attention_args args = self_attention_args(seq);
+  const kernels::transformer_memory::attention_args args = self_attention_args(seq);
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = static_cast<std::byte*>(x) + static_cast<std::size_t>(b0) * seq * d * eb;
     a.in.run(a.w_in, xc, const_cast<void*>(args.q), s);
-    kernels::attention_forward(args, s);
+    kernels::transformer_memory::attention_forward(args, s);
     a.out.run(&k_one, a.w_out, args.o, &k_one, xc, xc, s);
   }
 }
 
-kernels::attention_args model::cross_attention_args() const {
+kernels::transformer_memory::attention_args model::cross_attention_args() const {
   const std::int64_t d = cfg_.d_model;
   const std::int64_t mt = static_cast<std::int64_t>(chunk_) * cfg_.tgt_len,
                      ms = static_cast<std::int64_t>(chunk_) * cfg_.src_len;
   const std::size_t eb = cfg_.elem_bytes();
   auto* kv = static_cast<std::byte*>(scratch_at(mt * d));
-  kernels::attention_args args;
+  kernels::transformer_memory::attention_args args;
   args.q = scratch_at(0);
   args.k = kv;
   args.v = kv + d * eb;
@@ -218,14 +219,14 @@ kernels::attention_args model::cross_attention_args() const {
 void model::cross_attention(const attention_block& a, cudaStream_t s) const {
   const std::int64_t d = cfg_.d_model;
   const std::size_t eb = cfg_.elem_bytes();
-  const kernels::attention_args args = cross_attention_args();
+  const kernels::transformer_memory::attention_args args = cross_attention_args();
   const auto* w_kv = static_cast<const std::byte*>(a.w_in) + static_cast<std::size_t>(d * d) * eb;
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
     void* xc = dec_x_.get() + static_cast<std::size_t>(b0) * cfg_.tgt_len * d * eb;
     const void* mc = enc_x_.get() + static_cast<std::size_t>(b0) * cfg_.src_len * d * eb;
     a.in.run(a.w_in, xc, const_cast<void*>(args.q), s);
     a.kv->run(w_kv, mc, const_cast<void*>(args.k), s);
-    kernels::attention_forward(args, s);
+    kernels::transformer_memory::attention_forward(args, s);
     a.out.run(&k_one, a.w_out, args.o, &k_one, xc, xc, s);
   }
 }
@@ -233,10 +234,11 @@ void model::cross_attention(const attention_block& a, cudaStream_t s) const {
 std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const std::string* forced) {
   const bool only_cuda_core = cfg_.dtype == dtype::fp16 || cfg_.head_dim() != 64 || cfg_.train();
   if (forced) {  // replay (`--tuning-from`); verify() still checks the kernel against the reference
-    for (auto v : {kernels::attention_variant::cuda_core, kernels::attention_variant::tf32x3_two_pass,
-                   kernels::attention_variant::tf32x3_flash})
-      if (*forced == kernels::attention_variant_name(v)) {
-        if (only_cuda_core && v != kernels::attention_variant::cuda_core)
+    for (auto v : {kernels::transformer_memory::attention_variant::cuda_core,
+                   kernels::transformer_memory::attention_variant::tf32x3_two_pass,
+                   kernels::transformer_memory::attention_variant::tf32x3_flash})
+      if (*forced == kernels::transformer_memory::attention_variant_name(v)) {
+        if (only_cuda_core && v != kernels::transformer_memory::attention_variant::cuda_core)
           throw input_error(fmt::format("--tuning-from: attention \"{}\" does not run this dtype/head_dim", *forced));
         cfg_.attention = v;
         return fmt::format("attention: {} (replayed from --tuning-from)", *forced);
@@ -244,7 +246,7 @@ std::string model::tune_attention(std::uint64_t seed, cudaStream_t stream, const
     throw input_error(fmt::format("--tuning-from: unknown attention kernel \"{}\"", *forced));
   }
   if (only_cuda_core) {
-    cfg_.attention = kernels::attention_variant::cuda_core;
+    cfg_.attention = kernels::transformer_memory::attention_variant::cuda_core;
     return cfg_.train() ? "attention: cuda-core (train mode: the kernel with dropout and logsumexp)"
                         : "attention: cuda-core (the only kernel for this dtype/head_dim)";
   }

@@ -38,9 +38,9 @@
 #include "cudabench/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
 #include "kernels/transformer_memory/attention.cuh"
+#include "kernels/transformer_memory/dropout_rng.hpp"
 #include "kernels/transformer_memory/train_ops.cuh"
 #include "workloads/transformer_memory/config.hpp"
-#include "workloads/transformer_memory/dropout_rng.hpp"
 #include "workloads/transformer_memory/params.hpp"
 
 namespace cudabench::transformer {
@@ -108,8 +108,8 @@ class model {
                                  bool cross) const;
   ffn_block make_ffn(const std::string& prefix, std::int64_t tokens) const;
   norm_ptrs make_norm(const std::string& prefix) const;
-  kernels::attention_args self_attention_args(int seq) const;  // one chunk, scratch layout below
-  kernels::attention_args cross_attention_args() const;
+  kernels::transformer_memory::attention_args self_attention_args(int seq) const;  // one chunk, scratch layout below
+  kernels::transformer_memory::attention_args cross_attention_args() const;
   void self_attention(const attention_block& a, void* x, int seq, cudaStream_t s) const;
   void cross_attention(const attention_block& a, cudaStream_t s) const;
   void feed_forward(const ffn_block& f, void* x, int seq, cudaStream_t s) const;
@@ -131,7 +131,8 @@ class model {
   static saved_block allocate(const saved_list& l);
   void allocate_saved();
   void forward_train(cudaStream_t s) const;
-  kernels::dropout_params dropout_at(int layer, dropout_site site, std::uint8_t* mask, std::uint64_t offset) const;
+  kernels::transformer_memory::dropout_params dropout_at(int layer, dropout_site site, std::uint8_t* mask,
+                                                         std::uint64_t offset) const;
   const void* self_attention_train(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* x,
                                    int seq, int layer, bool decoder, cudaStream_t s) const;
   const void* cross_attention_train(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* y,

@@ -49,9 +49,9 @@ void model::allocate_saved() {
   dec_norm_saved_ = allocate(saved_final_norm(sh, sh.tgt_len));
 }
 
-kernels::dropout_params model::dropout_at(int layer, dropout_site site, std::uint8_t* mask,
-                                          std::uint64_t offset) const {
-  kernels::dropout_params d;
+kernels::transformer_memory::dropout_params model::dropout_at(int layer, dropout_site site, std::uint8_t* mask,
+                                                              std::uint64_t offset) const {
+  kernels::transformer_memory::dropout_params d;
   if (cfg_.dropout <= 0) return d;  // p = 0: identity, no mask
   d.mask = mask;
   d.seed = dropout_site_seed(cfg_.dropout_seed, layer, site);
@@ -66,9 +66,10 @@ void model::add_and_norm_chunk(const saved_block& sv, std::size_t tail, const vo
   const std::int64_t d = cfg_.d_model, off = row0 * d;
   const std::size_t eb = cfg_.elem_bytes();
   auto* mask = static_cast<std::uint8_t*>(sv.at(tail + tail_mask));
-  const kernels::dropout_params dp =
+  const kernels::transformer_memory::dropout_params dp =
       dropout_at(layer, site, mask ? mask + off : nullptr, static_cast<std::uint64_t>(off));
-  kernels::dropout_add(advance(x, off, eb), y, advance(sv.at(tail + tail_sum), off, eb), tokens * d, dp, cfg_.dtype, s);
+  kernels::transformer_memory::dropout_add(advance(x, off, eb), y, advance(sv.at(tail + tail_sum), off, eb), tokens * d,
+                                           dp, cfg_.dtype, s);
 }
 
 const void* model::self_attention_train(const attention_block& a, const saved_block& sv, const norm_ptrs& n,
@@ -79,7 +80,7 @@ const void* model::self_attention_train(const attention_block& a, const saved_bl
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_)
     a.in.run(a.w_in, advance(x, std::int64_t{b0} * seq * d, eb),
              advance(sv.at(sa_qkv), std::int64_t{b0} * seq * 3 * d, eb), s);
-  kernels::attention_args args;
+  kernels::transformer_memory::attention_args args;
   args.q = sv.at(sa_qkv);
   args.k = advance(sv.at(sa_qkv), d, eb);
   args.v = advance(sv.at(sa_qkv), 2 * d, eb);
@@ -91,14 +92,15 @@ const void* model::self_attention_train(const attention_block& a, const saved_bl
   args.head_dim = cfg_.head_dim();
   args.sq = args.sk = seq;
   args.type = cfg_.dtype;
-  args.variant = kernels::attention_variant::cuda_core;
-  const kernels::dropout_params pd = dropout_at(site_layer, dropout_site::self_attention_probs, nullptr, 0);
+  args.variant = kernels::transformer_memory::attention_variant::cuda_core;
+  const kernels::transformer_memory::dropout_params pd =
+      dropout_at(site_layer, dropout_site::self_attention_probs, nullptr, 0);
   args.dropout_threshold = pd.threshold;
   args.dropout_scale = pd.scale;
   args.dropout_seed = pd.seed;
   args.lse = sv.stats(sa_lse);
   args.lse_stride = (seq + 31) / 32 * 32;
-  kernels::attention_forward(args, s);
+  kernels::transformer_memory::attention_forward(args, s);
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(sv.at(sa_proj_in), sv.at(sa_out), static_cast<std::size_t>(t * d) * eb,
                                        cudaMemcpyDeviceToDevice, s));
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
@@ -106,9 +108,9 @@ const void* model::self_attention_train(const attention_block& a, const saved_bl
     a.out.run(a.w_out, advance(sv.at(sa_proj_in), row0 * d, eb), scratch_.get(), s);
     add_and_norm_chunk(sv, sa_tail, x, scratch_.get(), row0, m, site_layer, dropout_site::self_attention_out, s);
   }
-  kernels::layernorm_train(sv.at(sa_tail + tail_sum), sv.at(sa_tail + tail_out), n.gamma, n.beta,
-                           sv.stats(sa_tail + tail_stats), sv.stats(sa_tail + tail_stats) + t, t, cfg_.d_model,
-                           cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_train(sv.at(sa_tail + tail_sum), sv.at(sa_tail + tail_out), n.gamma, n.beta,
+                                               sv.stats(sa_tail + tail_stats), sv.stats(sa_tail + tail_stats) + t, t,
+                                               cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
   return sv.at(sa_tail + tail_out);
 }
 
@@ -123,7 +125,7 @@ const void* model::cross_attention_train(const attention_block& a, const saved_b
     a.in.run(a.w_in, advance(y, rt * d, eb), advance(sv.at(ca_q), rt * d, eb), s);
     a.kv->run(w_kv, advance(memory, rs * d, eb), advance(sv.at(ca_kv), rs * 2 * d, eb), s);
   }
-  kernels::attention_args args;
+  kernels::transformer_memory::attention_args args;
   args.q = sv.at(ca_q);
   args.k = sv.at(ca_kv);
   args.v = advance(sv.at(ca_kv), d, eb);
@@ -137,14 +139,15 @@ const void* model::cross_attention_train(const attention_block& a, const saved_b
   args.sq = cfg_.tgt_len;
   args.sk = cfg_.src_len;
   args.type = cfg_.dtype;
-  args.variant = kernels::attention_variant::cuda_core;
-  const kernels::dropout_params pd = dropout_at(site_layer, dropout_site::cross_attention_probs, nullptr, 0);
+  args.variant = kernels::transformer_memory::attention_variant::cuda_core;
+  const kernels::transformer_memory::dropout_params pd =
+      dropout_at(site_layer, dropout_site::cross_attention_probs, nullptr, 0);
   args.dropout_threshold = pd.threshold;
   args.dropout_scale = pd.scale;
   args.dropout_seed = pd.seed;
   args.lse = sv.stats(ca_lse);
   args.lse_stride = (cfg_.tgt_len + 31) / 32 * 32;
-  kernels::attention_forward(args, s);
+  kernels::transformer_memory::attention_forward(args, s);
   CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(sv.at(ca_proj_in), sv.at(ca_out), static_cast<std::size_t>(t * d) * eb,
                                        cudaMemcpyDeviceToDevice, s));
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
@@ -152,9 +155,9 @@ const void* model::cross_attention_train(const attention_block& a, const saved_b
     a.out.run(a.w_out, advance(sv.at(ca_proj_in), row0 * d, eb), scratch_.get(), s);
     add_and_norm_chunk(sv, ca_tail, y, scratch_.get(), row0, mt, site_layer, dropout_site::cross_attention_out, s);
   }
-  kernels::layernorm_train(sv.at(ca_tail + tail_sum), sv.at(ca_tail + tail_out), n.gamma, n.beta,
-                           sv.stats(ca_tail + tail_stats), sv.stats(ca_tail + tail_stats) + t, t, cfg_.d_model,
-                           cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_train(sv.at(ca_tail + tail_sum), sv.at(ca_tail + tail_out), n.gamma, n.beta,
+                                               sv.stats(ca_tail + tail_stats), sv.stats(ca_tail + tail_stats) + t, t,
+                                               cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
   return sv.at(ca_tail + tail_out);
 }
 
@@ -170,9 +173,9 @@ const void* model::feed_forward_train(const ffn_block& f, const saved_block& sv,
   // At p = 0 nn.Dropout returns its input: linear2 reads the ReLU output itself.
   const void* hidden = sv.at(ff_relu);
   if (cfg_.dropout > 0) {
-    kernels::dropout(sv.at(ff_relu), sv.at(ff_drop), t * ff,
-                     dropout_at(layer, dropout_site::ffn_hidden, static_cast<std::uint8_t*>(sv.at(ff_mask)), 0),
-                     cfg_.dtype, s);
+    kernels::transformer_memory::dropout(
+        sv.at(ff_relu), sv.at(ff_drop), t * ff,
+        dropout_at(layer, dropout_site::ffn_hidden, static_cast<std::uint8_t*>(sv.at(ff_mask)), 0), cfg_.dtype, s);
     hidden = sv.at(ff_drop);
   }
   for (int b0 = 0; b0 < cfg_.batch; b0 += chunk_) {
@@ -180,9 +183,9 @@ const void* model::feed_forward_train(const ffn_block& f, const saved_block& sv,
     f.down.run(f.w_down, advance(hidden, row0 * ff, eb), scratch_.get(), s);
     add_and_norm_chunk(sv, ff_tail, x, scratch_.get(), row0, m, layer, dropout_site::ffn_out, s);
   }
-  kernels::layernorm_train(sv.at(ff_tail + tail_sum), sv.at(ff_tail + tail_out), n.gamma, n.beta,
-                           sv.stats(ff_tail + tail_stats), sv.stats(ff_tail + tail_stats) + t, t, cfg_.d_model,
-                           cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_train(sv.at(ff_tail + tail_sum), sv.at(ff_tail + tail_out), n.gamma, n.beta,
+                                               sv.stats(ff_tail + tail_stats), sv.stats(ff_tail + tail_stats) + t, t,
+                                               cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
   return sv.at(ff_tail + tail_out);
 }
 
@@ -193,8 +196,9 @@ void model::forward_train(cudaStream_t s) const {
     x = feed_forward_train(enc_[i].ff, enc_saved_[i].ff, enc_[i].n2, x, cfg_.src_len, i, s);
   }
   const std::int64_t ms = cfg_.src_tokens(), mt = cfg_.tgt_tokens();
-  kernels::layernorm_train(x, enc_norm_saved_.at(1), enc_norm_.gamma, enc_norm_.beta, enc_norm_saved_.stats(0),
-                           enc_norm_saved_.stats(0) + ms, ms, cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_train(x, enc_norm_saved_.at(1), enc_norm_.gamma, enc_norm_.beta,
+                                               enc_norm_saved_.stats(0), enc_norm_saved_.stats(0) + ms, ms,
+                                               cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
   const void* memory = enc_norm_saved_.at(1);
   const void* y = tgt_.get();
   for (int i = 0; i < cfg_.decoder_layers; ++i) {
@@ -203,8 +207,9 @@ void model::forward_train(cudaStream_t s) const {
     y = cross_attention_train(dec_[i].ca, dec_saved_[i].ca, dec_[i].n2, y, memory, i, s);
     y = feed_forward_train(dec_[i].ff, dec_saved_[i].ff, dec_[i].n3, y, cfg_.tgt_len, site_layer, s);
   }
-  kernels::layernorm_train(y, dec_norm_saved_.at(1), dec_norm_.gamma, dec_norm_.beta, dec_norm_saved_.stats(0),
-                           dec_norm_saved_.stats(0) + mt, mt, cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
+  kernels::transformer_memory::layernorm_train(y, dec_norm_saved_.at(1), dec_norm_.gamma, dec_norm_.beta,
+                                               dec_norm_saved_.stats(0), dec_norm_saved_.stats(0) + mt, mt,
+                                               cfg_.d_model, cfg_.ln_eps, cfg_.dtype, s);
 }
 
 }  // namespace cudabench::transformer

@@ -136,7 +136,7 @@ void parameters::load_safetensors(const std::string& path, cudaStream_t stream) 
         staging = device_buffer<float>(e.numel);
       }
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(staging.get(), ck.data(t), e.numel * 4, cudaMemcpyHostToDevice, stream));
-      kernels::cast_from_float(dst, staging.get(), e.numel, dtype::fp16, stream);
+      kernels::train_step::cast_from_float(dst, staging.get(), e.numel, dtype::fp16, stream);
     }
     // The checkpoint's mapping must outlive the copies and the staging buffer its next reuse.
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream));

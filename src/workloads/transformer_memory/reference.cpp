@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "workloads/transformer_memory/dropout_rng.hpp"
+#include "kernels/transformer_memory/dropout_rng.hpp"
 
 namespace cudabench::transformer {
 namespace {

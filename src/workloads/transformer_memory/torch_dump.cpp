@@ -95,7 +95,7 @@ void dump_for_torch(const model& m, const std::string& path, const std::string& 
       {"dropout_scale", fmt::format("{}", static_cast<float>(1.0 / (1.0 - c.dropout)))},
       {"dropout_seed", std::to_string(c.dropout_seed)},
       {"masks", masks ? "yes" : "no"},
-      {"attention", kernels::attention_variant_name(c.effective_attention())},
+      {"attention", kernels::transformer_memory::attention_variant_name(c.effective_attention())},
   };
   write_safetensors(path, d.out, meta);
 }

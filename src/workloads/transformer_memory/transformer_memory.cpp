@@ -64,7 +64,7 @@ class transformer_memory_workload final : public workload {
       forced = it->get<std::string>();
     }
     tuning_ = m->tune_attention(ctx.seed + 13, ctx.stream, ctx.forced_tuning ? &forced : nullptr);
-    attention_ = kernels::attention_variant_name(m->cfg().attention);
+    attention_ = kernels::transformer_memory::attention_variant_name(m->cfg().attention);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     lt_ = std::move(lt);
     model_ = std::move(m);

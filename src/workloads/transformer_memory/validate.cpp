@@ -52,8 +52,8 @@ validation_outcome compare_with_reference(const model& m, const host_snapshot& s
       "attention {}, {} outputs, max |got-ref|/max(|ref|,1) = {:.3g} at {} (got {:.6g}, ref {:.6g}), {} non-finite, tol {:.1g}",
       c.d_model, c.nhead, c.dim_feedforward, c.encoder_layers, c.decoder_layers, c.batch, c.src_len, c.tgt_len,
       dtype_name(c.dtype), c.train() ? fmt::format("train (dropout {}, the same masks)", c.dropout) : "inference",
-      kernels::attention_variant_name(c.effective_attention()), got.size(), out.max_rel_error, worst, got[worst],
-      ref[worst], nonfinite, tolerance);
+      kernels::transformer_memory::attention_variant_name(c.effective_attention()), got.size(), out.max_rel_error,
+      worst, got[worst], ref[worst], nonfinite, tolerance);
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }

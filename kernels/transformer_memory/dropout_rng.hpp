@@ -1,7 +1,8 @@
 // The dropout masks of transformer_memory's train mode: a counter-based RNG, so the GPU kernels
 // and the CPU reference draw the same mask for an element from (site seed, element index) alone,
 // with no state to carry between launches or chunks. Header-only and host/device: the unit tests
-// (no CUDA) and the kernels include the same code.
+// (no CUDA) and the kernels include the same code. It keeps the host side's namespace,
+// cudabench::transformer (the model and the CPU reference call it unqualified), not the kernels'.
 //
 // keep(element) <=> the top 24 bits of splitmix64(seed + index * golden) >= threshold, where
 // threshold = round(p * 2^24): the drop rate is threshold / 2^24, p to within 3e-8. The
