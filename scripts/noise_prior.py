@@ -113,7 +113,7 @@ def generate():
                         continue
                     per_session.setdefault((gpu, w["id"], name), []).extend(math.log(x) for x in meds)
         for wid in {k[1] for k in per_session}:
-            if wid.startswith(new_level) if new_level else False:
+            if new_level and wid.startswith(new_level):
                 level_of[wid] = level_of.get(wid, 0) + 1
         for key, logs in per_session.items():
             rows.setdefault(key, []).append((level_of.get(key[1], 0), logs))
