@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include "cudabench/gpu/registry.hpp"
+#include "cudabench/gpu/runner.hpp"
 #include "cudabench/kind_description.hpp"
-#include "cudabench/registry.hpp"
-#include "cudabench/runner.hpp"
 
 namespace cudabench {
 namespace {
