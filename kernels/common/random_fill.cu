@@ -1,7 +1,7 @@
 // See random_fill.cuh. Grid-stride loop, one element per thread per step.
 #include "kernels/common/random_fill.cuh"
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/convert.cuh"
 
 namespace cudabench::kernels {

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <cmath>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/launch.cuh"
 

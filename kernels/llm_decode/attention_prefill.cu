@@ -11,7 +11,7 @@
 #include <cassert>
 #include <cmath>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
 #include "kernels/llm_decode/attention_prefill_mma.cuh"
 #include "kernels/llm_decode/device_utils.cuh"

@@ -4,7 +4,7 @@
 
 #include <cassert>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/llm_decode/launch.cuh"
 
 namespace cudabench::kernels::llm_decode {

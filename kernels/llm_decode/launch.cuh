@@ -35,7 +35,7 @@ class programmatic_launch_scope {
 #include <cstddef>
 #include <utility>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::llm_decode {
 

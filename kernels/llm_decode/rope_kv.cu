@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 #include "kernels/llm_decode/rope_math.cuh"

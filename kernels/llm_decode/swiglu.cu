@@ -5,7 +5,7 @@
 #include <cassert>
 #include <cstring>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/llm_decode/device_utils.cuh"
 
 namespace cudabench::kernels::llm_decode {

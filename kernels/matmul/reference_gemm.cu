@@ -9,7 +9,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/convert.cuh"
 #include "kernels/common/reduce.cuh"
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::memory_bandwidth {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cassert>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::resnet50 {
 namespace {

@@ -2,7 +2,7 @@
 // benign race: every writer stores 1), so a clean gradient costs reads only.
 #include "kernels/train_step/loss_scaler.cuh"
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::train_step {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::train_step {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/convert.cuh"
 #include "kernels/transformer_memory/attention_flash_tf32x3.cuh"
 #include "kernels/transformer_memory/attention_tf32x3.cuh"

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::transformer_memory {
 namespace {

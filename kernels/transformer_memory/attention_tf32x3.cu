@@ -8,7 +8,7 @@
 
 #include <mma.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::kernels::transformer_memory {
 namespace {

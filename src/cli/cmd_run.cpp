@@ -21,9 +21,9 @@
 #include "cli/suite_loading.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/registry.hpp"
+#include "cudabench/gpu/runner.hpp"
 #include "cudabench/run_summary.hpp"
-#include "cudabench/runner.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
 

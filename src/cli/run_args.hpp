@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/round_driver.hpp"
-#include "cudabench/runner.hpp"
+#include "cudabench/runner_options.hpp"
 #include "cudabench/suite.hpp"
 
 namespace cudabench::cli {

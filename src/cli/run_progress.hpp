@@ -1,12 +1,12 @@
 // The progress lines `cudabench run` prints on stderr while a suite runs (the runner's observer,
-// runner.hpp): "[i/n] id ... elapsed, ETA" before each workload, the status and message of one
+// runner_options.hpp): "[i/n] id ... elapsed, ETA" before each workload, the status and message of one
 // that did not end ok, and a closing line when Ctrl-C stopped the run.
 #pragma once
 #include <chrono>
 #include <string>
 #include <utility>
 
-#include "cudabench/runner.hpp"
+#include "cudabench/runner_options.hpp"
 
 namespace cudabench::cli {
 

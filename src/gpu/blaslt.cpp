@@ -1,12 +1,12 @@
 // See blaslt.hpp.
-#include "cudabench/blaslt.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/dtype_cuda.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/dtype_cuda.hpp"
 
 namespace cudabench {
 

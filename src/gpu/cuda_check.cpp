@@ -1,4 +1,4 @@
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 #include <cublas_v2.h>
 #include <fmt/format.h>

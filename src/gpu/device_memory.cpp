@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench {
 namespace {

@@ -13,13 +13,13 @@
 #include <cuda_profiler_api.h>
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/energy_metrics.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
+#include "cudabench/gpu/runner.hpp"
+#include "cudabench/gpu/timing.hpp"
 #include "cudabench/nvml.hpp"
-#include "cudabench/runner.hpp"
-#include "cudabench/timing.hpp"
 
 namespace cudabench {
 namespace {

@@ -1,6 +1,6 @@
 // run_suite(): the loop over workloads, progress to the observer, and the result file rewritten
 // atomically after every workload.
-#include "cudabench/runner.hpp"
+#include "cudabench/gpu/runner.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>

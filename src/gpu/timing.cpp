@@ -1,6 +1,6 @@
-#include "cudabench/timing.hpp"
+#include "cudabench/gpu/timing.hpp"
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench {
 

@@ -1,13 +1,13 @@
 // See tuner_timer.hpp.
-#include "cudabench/tuner_timer.hpp"
+#include "cudabench/gpu/tuner_timer.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <utility>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/timing.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/timing.hpp"
 
 namespace cudabench {
 namespace {

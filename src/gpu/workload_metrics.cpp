@@ -1,7 +1,7 @@
 // Metric helpers for workload::metrics() (workload.hpp).
 #include <stdexcept>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench {
 

@@ -3,7 +3,7 @@
 // description (src/kinds/<kind>.cpp, listed in src/kinds/catalog.cpp), so `list`, `validate` and
 // compare need no GPU library. It lives with the workloads, not the harness: the harness (src/gpu)
 // is handed a factory by its caller and knows no kind.
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/registry.hpp"
 
 #include "workloads/llm_decode/llm_decode.hpp"
 #include "workloads/matmul/matmul.hpp"

@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench::gpu_test {
 

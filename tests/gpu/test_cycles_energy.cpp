@@ -13,9 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/energy_metrics.hpp"
+#include "cudabench/gpu/registry.hpp"
+#include "cudabench/gpu/runner.hpp"
 #include "cudabench/nvml.hpp"
-#include "cudabench/registry.hpp"
-#include "cudabench/runner.hpp"
 #include "gpu_test_fixture.hpp"
 
 namespace cudabench {

@@ -12,10 +12,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
-#include "cudabench/runner.hpp"
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/runner.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "gpu_test_fixture.hpp"
 
 namespace cudabench {

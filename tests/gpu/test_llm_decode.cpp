@@ -18,10 +18,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/gemv.cuh"

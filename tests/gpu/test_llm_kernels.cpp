@@ -11,8 +11,8 @@
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "gpu_test_fixture.hpp"
 #include "half_values.hpp"
 #include "kernels/common/random_fill.cuh"

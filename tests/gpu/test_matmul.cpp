@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "cudabench/kind_description.hpp"
-#include "cudabench/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/matmul/matmul.hpp"
 #include "workloads/matmul/matmul_workload.hpp"

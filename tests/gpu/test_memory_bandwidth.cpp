@@ -11,7 +11,7 @@
 
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/memory_bandwidth/byte_pattern.cuh"
 #include "kernels/memory_bandwidth/copy_vec16.cuh"

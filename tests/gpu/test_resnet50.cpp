@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "workloads/resnet50/conv_layer.hpp"

@@ -13,11 +13,11 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
-#include "cudabench/registry.hpp"
-#include "cudabench/runner.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/registry.hpp"
+#include "cudabench/gpu/runner.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 #include "workloads/train_step/validate.hpp"

@@ -10,11 +10,11 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention.cuh"

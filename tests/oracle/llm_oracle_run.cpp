@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "cudabench/llm_config.hpp"
 #include "workloads/llm_decode/engine.hpp"
 

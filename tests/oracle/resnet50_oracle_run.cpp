@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "workloads/resnet50/resnet_model.hpp"
 #include "workloads/resnet50/resnet_reference.hpp"
 

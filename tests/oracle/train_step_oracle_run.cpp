@@ -12,8 +12,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "oracle_io.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <exception>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/safetensors.hpp"
 #include "kernels/train_step/cast.cuh"
 #include "oracle_io.hpp"

@@ -1,17 +1,18 @@
 // The GPU library's factories (src/workloads/registry.cpp) against the host-only catalog of kinds
 // (src/kinds/catalog.cpp): the same kinds in the same order, so every kind `validate` accepts,
-// `run` can make, and every kind `run` can make has its schema, row names and noise
-// (tests/unit/test_kind_catalog.cpp checks those). Links the GPU library but calls no CUDA, so it
-// is labelled `unit` and CI runs it.
+// `run` can make, and every kind `run` can make has its description, row names and a factory
+// (tests/unit/test_kind_catalog.cpp checks the catalog's entries in full, noise included). Links the GPU library but
+// calls no CUDA, so it is labelled `unit` and CI runs it.
 #include <atomic>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudabench/gpu/registry.hpp"
+#include "cudabench/gpu/runner.hpp"
 #include "cudabench/kind_description.hpp"
-#include "cudabench/registry.hpp"
-#include "cudabench/runner.hpp"
+#include "cudabench/row_names.hpp"
 
 namespace cudabench {
 namespace {
@@ -22,6 +23,21 @@ TEST(Registry, FactoriesMatchTheCatalog) {
   for (std::size_t i = 0; i < described.size(); ++i) {
     EXPECT_EQ(registry()[i].kind, described[i].schema.kind) << "index " << i;
     EXPECT_TRUE(static_cast<bool>(registry()[i].make)) << registry()[i].kind;
+  }
+}
+
+// Every kind `run` can make is fully described on the host side: its description (schema with a
+// description and parameters), row names of its own parameters, and a factory.
+TEST(Registry, EveryRegisteredKindHasDescriptionRowNamesAndFactory) {
+  for (const kind_entry& k : registry()) {
+    const kind_description* d = find_kind_description(k.kind);
+    ASSERT_NE(d, nullptr) << k.kind << " is registered but not in src/kinds/catalog.cpp";
+    EXPECT_FALSE(d->schema.description.empty()) << k.kind;
+    EXPECT_FALSE(d->schema.params.empty()) << k.kind;
+    EXPECT_EQ(d->row_name.kind, k.kind) << k.kind;
+    EXPECT_FALSE(d->row_name.parts.empty()) << k.kind << " has no row-name parts";
+    EXPECT_EQ(find_row_name(k.kind), &d->row_name) << k.kind;
+    EXPECT_TRUE(static_cast<bool>(k.make)) << k.kind << " has no factory";
   }
 }
 

@@ -13,11 +13,11 @@
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "cudabench/safetensors.hpp"
 #include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"

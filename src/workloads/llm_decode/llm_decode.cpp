@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/energy_metrics.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/llm_decode/llm_decode_workload.hpp"
 #include "workloads/llm_decode/validate.hpp"
 

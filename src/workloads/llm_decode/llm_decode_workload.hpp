@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "cudabench/cuda_handles.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "cudabench/llm_config.hpp"
-#include "cudabench/workload.hpp"
 #include "workloads/llm_decode/engine.hpp"
 
 namespace cudabench {

@@ -14,11 +14,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/timing.hpp"
+#include "cudabench/gpu/tuner_timer.hpp"
 #include "cudabench/pick_fastest.hpp"
-#include "cudabench/timing.hpp"
-#include "cudabench/tuner_timer.hpp"
 #include "kernels/llm_decode/gemv.cuh"
 
 namespace cudabench::llm {

@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
-#include "cudabench/cuda_handles.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "workloads/llm_decode/engine.hpp"
 
 namespace cudabench::llm {

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "workloads/llm_decode/engine.hpp"
 #include "workloads/llm_decode/reference.hpp"
 

@@ -14,14 +14,14 @@
 #include <cublasLt.h>
 #include <fmt/format.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/dtype_cuda.hpp"
 #include "cudabench/energy_metrics.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/dtype_cuda.hpp"
+#include "cudabench/gpu/timing.hpp"
+#include "cudabench/gpu/tuner_timer.hpp"
 #include "cudabench/pick_fastest.hpp"
-#include "cudabench/timing.hpp"
-#include "cudabench/tuner_timer.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/matmul/reference_gemm.cuh"
 #include "workloads/matmul/matmul_workload.hpp"

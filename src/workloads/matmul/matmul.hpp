@@ -13,7 +13,7 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench {
 

@@ -8,7 +8,7 @@
 
 #include "cudabench/device_memory.hpp"
 #include "cudabench/dtype.hpp"
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench {
 

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
-#include "cudabench/timing.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/timing.hpp"
 #include "kernels/memory_bandwidth/copy_vec16.cuh"
 #include "workloads/memory_bandwidth/memory_bandwidth_workload.hpp"
 

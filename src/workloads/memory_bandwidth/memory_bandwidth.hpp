@@ -11,7 +11,7 @@
 #pragma once
 #include <memory>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench {
 

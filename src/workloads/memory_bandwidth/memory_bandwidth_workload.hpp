@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cudabench/device_memory.hpp"
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "kernels/memory_bandwidth/byte_pattern.cuh"
 
 namespace cudabench {

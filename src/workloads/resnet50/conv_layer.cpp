@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/resnet50/epilogue.cuh"
 
 namespace cudabench::resnet {

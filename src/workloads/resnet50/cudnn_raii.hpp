@@ -6,7 +6,7 @@
 
 #include <cudnn.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench::resnet {
 

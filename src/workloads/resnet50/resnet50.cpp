@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "cudabench/build_config.hpp"
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "workloads/resnet50/resnet50_workload.hpp"
 #include "workloads/resnet50/resnet_model.hpp"

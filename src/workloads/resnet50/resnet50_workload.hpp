@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cudabench/dtype.hpp"
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "workloads/resnet50/resnet_arch.hpp"
 #include "workloads/resnet50/resnet_params.hpp"
 

@@ -8,8 +8,8 @@
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/dtype_cuda.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/dtype_cuda.hpp"
 #include "kernels/resnet50/layout.cuh"
 
 namespace cudabench::resnet {

@@ -16,9 +16,9 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "workloads/resnet50/conv_layer.hpp"
 #include "workloads/resnet50/cudnn_raii.hpp"
 #include "workloads/resnet50/resnet_arch.hpp"

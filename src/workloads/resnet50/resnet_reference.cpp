@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/resnet50/reference_ops.cuh"
 
 namespace cudabench::resnet {

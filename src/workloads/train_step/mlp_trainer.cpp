@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/train_step/loss.cuh"
 #include "kernels/train_step/relu_backward.cuh"

@@ -15,8 +15,8 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 #include "kernels/train_step/adamw.cuh"
 #include "kernels/train_step/cast.cuh"
 #include "kernels/train_step/loss_scaler.cuh"

@@ -19,8 +19,8 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 #include "workloads/train_step/validate.hpp"
 

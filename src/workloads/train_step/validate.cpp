@@ -9,7 +9,7 @@
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "workloads/train_step/reference.hpp"
 

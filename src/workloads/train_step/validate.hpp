@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "workloads/train_step/mlp_trainer.hpp"
 
 namespace cudabench::train {

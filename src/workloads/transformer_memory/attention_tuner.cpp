@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/timing.hpp"
 #include "cudabench/pick_fastest.hpp"
-#include "cudabench/timing.hpp"
 
 namespace cudabench::transformer {
 namespace {

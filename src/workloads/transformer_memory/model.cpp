@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/dtype_cuda.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/dtype_cuda.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention.cuh"
 #include "kernels/transformer_memory/layernorm.cuh"

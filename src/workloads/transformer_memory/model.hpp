@@ -35,8 +35,8 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 #include "kernels/transformer_memory/attention.cuh"
 #include "kernels/transformer_memory/dropout_rng.hpp"
 #include "kernels/transformer_memory/train_ops.cuh"

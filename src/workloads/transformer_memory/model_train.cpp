@@ -8,8 +8,8 @@
 // keeps both, so this does too. Nothing is recomputed and nothing freed before the end.
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/transformer_memory/model.hpp"
 
 namespace cudabench::transformer {

@@ -8,8 +8,8 @@
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/safetensors.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/train_step/cast.cuh"

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/safetensors.hpp"
 #include "workloads/transformer_memory/model.hpp"
 

@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/torch_dump.hpp"
 #include "workloads/transformer_memory/validate.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/transformer_memory/reference.hpp"
 
 namespace cudabench::transformer {

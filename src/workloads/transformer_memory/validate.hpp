@@ -8,7 +8,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 #include "workloads/transformer_memory/model.hpp"
 
 namespace cudabench::transformer {

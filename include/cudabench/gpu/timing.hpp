@@ -5,9 +5,9 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/cuda_check.hpp"
-#include "cudabench/cuda_handles.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 
 namespace cudabench {
 

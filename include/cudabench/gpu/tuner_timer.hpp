@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/cuda_handles.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 
 namespace cudabench {
 

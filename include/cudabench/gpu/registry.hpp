@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cudabench/workload.hpp"
+#include "cudabench/gpu/workload.hpp"
 
 namespace cudabench {
 

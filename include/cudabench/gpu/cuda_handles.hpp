@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 
 namespace cudabench {
 
