@@ -64,6 +64,14 @@ TEST(CliHistory, AddIsIdempotentAndBadFilesAreExitTwoNamingThem) {
   r = run_cudabench("history list --db " + dir + "/missing.sqlite");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no history database here"), std::string::npos) << r.output;
+  const std::string empty = dir + "/empty.sqlite";  // e.g. a result file's name typed as the database
+  cudabench::test::write_text(empty, "");
+  for (const std::string cmd : {"history list --db " + empty, "noise --history " + empty}) {
+    r = run_cudabench(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.output;
+    EXPECT_NE(r.output.find(empty + ": an empty file or database, not a cudabench history"), std::string::npos)
+        << cmd << ": " << r.output;
+  }
   r = run_cudabench("history");
   EXPECT_EQ(r.exit_code, 2) << r.output;  // a subcommand is required
 }

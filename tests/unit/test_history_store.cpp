@@ -157,6 +157,13 @@ TEST(HistoryStore, ForeignOrNewerDatabasesAreRefusedAndLeftAlone) {
   EXPECT_NE(error_of([&] { history_store(newer, false); }).find("newer than this cudabench reads (1)"),
             std::string::npos);
 
+  // An empty file opens as an empty SQLite database: reading it says so, and it stays empty.
+  const std::string empty = fresh("h_empty.sqlite");
+  test::write_text(empty, "");
+  EXPECT_NE(error_of([&] { history_store(empty, false); }).find(empty + ": an empty file or database, not a cudabench history"),
+            std::string::npos);
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+
   const std::string missing = fresh("h_missing.sqlite");
   EXPECT_NE(error_of([&] { history_store(missing, false); }).find("no history database here"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(missing));

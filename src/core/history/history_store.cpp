@@ -181,6 +181,11 @@ history_store::history_store(const std::string& path, bool create) : path_(path)
             fmt::format("{}: an SQLite database that is not a cudabench history (no cudabench "
                         "application id); refusing to change it",
                         path));
+      // An empty file is an empty SQLite database: read as a history it would fail later with
+      // SQLite's "no such table", which names neither the file's problem nor the remedy.
+      if (!create)
+        throw input_error(fmt::format(
+            "{}: an empty file or database, not a cudabench history (`cudabench history add` creates one)", path));
       if (create) {
         transaction t(db_, path);
         exec(db_, schema_sql, path);
