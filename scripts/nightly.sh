@@ -86,6 +86,7 @@ history_args=()
 [[ -n "$alpha" ]] && verdict+=(--alpha "$alpha")
 
 set +e
+noise_args=()  # compare/report --history in baseline-file mode (one interleaved session needs none)
 if [[ -n "$baseline_bin" ]]; then
   out="$results_dir/$name-$day-ab"
   table="$out/compare.md"
@@ -109,8 +110,8 @@ else
     echo "nightly: cudabench run failed with exit code $rc" >&2
     exit "$rc"
   fi
-  # The history's runs so far (tonight's is added below) measure each row's session noise.
-  noise_args=()
+  # The history's runs so far (tonight's is added below) measure each row's session noise, for the
+  # table and the page alike, so both show the same verdicts.
   [[ -n "$history" && -f "$history" ]] && noise_args=(--history "$history")
   "$binary" compare "$baseline" "$result" --format markdown --fail-on-regression -o "$table" "${verdict[@]}" \
     "${noise_args[@]}"
@@ -122,7 +123,7 @@ else
 fi
 # The same comparison as a page with plots, beside the table.
 if [[ $rc -le 1 ]]; then
-  "$binary" report "${report_files[@]}" -o "$html" --quiet "${verdict[@]}" ||
+  "$binary" report "${report_files[@]}" -o "$html" --quiet "${verdict[@]}" "${noise_args[@]}" ||
     echo "nightly: warning: could not write the HTML report $html" >&2
 fi
 history_rc=0

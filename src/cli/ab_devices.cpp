@@ -33,7 +33,8 @@ std::vector<std::string> ab_child_argv(const ab_args& a, const suite& s, int dev
   co.quiet = false;  // progress goes to the GPU's log
   append_run_options(argv, co);
   argv.insert(argv.end(), {"-o", out_dir, "--rounds", std::to_string(a.run.rounds), "--format", "json", "--alpha",
-                           fmt::format("{}", a.alpha), "--threshold", fmt::format("{}", a.threshold)});
+                           fmt::format("{}", a.alpha), "--threshold", fmt::format("{}", a.threshold), "--power",
+                           fmt::format("{}", a.power)});
   if (!a.labels.empty()) argv.insert(argv.end(), {"--labels", a.labels});
   if (a.hold_tuning) argv.push_back("--hold-tuning");
   if (a.fail_on_regression) argv.push_back("--fail-on-regression");
@@ -115,6 +116,7 @@ int run_ab_devices(const ab_args& a, const suite& s, const std::vector<std::stri
   compare_options opt;
   opt.alpha = a.alpha;
   opt.threshold_pct = a.threshold;
+  opt.power = a.power;
   const comparison cmp = compare_results(files, sources, opt);
   write_text(dir + "/compare.md", report_text(cmp, "markdown", false));
   write_text(dir + "/compare.json", report_text(cmp, "json", false));

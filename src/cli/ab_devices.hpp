@@ -19,7 +19,7 @@ struct ab_args {
   std::string output_dir;
   bool hold_tuning = false;
   std::string format = "table";
-  double alpha = 0.05, threshold = 2.0;
+  double alpha = 0.05, threshold = 2.0, power = 0.8;
   bool fail_on_regression = false;
 };
 

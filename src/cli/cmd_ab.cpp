@@ -83,6 +83,7 @@ int run_ab(const ab_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
   std::vector<std::string> labels(n);
   if (!a.labels.empty()) {
     labels = split_labels(a.labels);
@@ -164,6 +165,7 @@ int run_ab(const ab_args& a) {
   compare_options opt;
   opt.alpha = a.alpha;
   opt.threshold_pct = a.threshold;
+  opt.power = a.power;
   const comparison cmp = compare_results(files, sources, opt);
   write_text(dir + "/compare.md", report_text(cmp, "markdown", false));
   write_text(dir + "/compare.json", report_text(cmp, "json", false));
@@ -203,6 +205,9 @@ void add_ab(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--alpha", a->alpha, "Family-wise significance level (Holm over the rows)")->capture_default_str();
   cmd->add_option("--threshold", a->threshold, "Changes below this many percent are `unchanged`")
+      ->capture_default_str();
+  cmd->add_option("--power", a->power,
+                  "Power of each row's minimum detectable change (mde): the smallest change found this often")
       ->capture_default_str();
   cmd->add_flag("--fail-on-regression", a->fail_on_regression, "Exit 1 when a build regressed against the first");
   cmd->footer(

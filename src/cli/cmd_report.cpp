@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/history_noise.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/report_html.hpp"
@@ -29,6 +31,8 @@ struct report_args {
   std::string title;
   double alpha = 0.05;
   double threshold = 2.0;
+  double power = 0.8;
+  std::string history;  // as compare's: a run-history database whose runs measure each row's session noise
   bool quiet = false;
 };
 
@@ -36,6 +40,7 @@ int run_report(const report_args& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
+  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
   // Before anything is read: never onto an input (report q.json -o q.json), never a directory.
   check_output_path(a.output, a.files);
   html_report_input in;
@@ -45,6 +50,12 @@ int run_report(const report_args& a) {
   in.options.alpha = a.alpha;
   in.options.threshold_pct = a.threshold;
   in.options.metrics = a.metrics;
+  in.options.power = a.power;
+  std::optional<noise_prior> history;
+  if (!a.history.empty()) {
+    history = read_history_noise(a.history);
+    in.options.noise.history = &*history;
+  }
   if (!a.filter.empty())
     in.options.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
 
@@ -71,11 +82,17 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--alpha", args->alpha, "Family-wise significance level (as in compare)")->capture_default_str();
   cmd->add_option("--threshold", args->threshold, "Changes below this many percent are `unchanged` (as in compare)")
       ->capture_default_str();
+  cmd->add_option("--power", args->power, "Power of each row's minimum detectable change (mde), as in compare")
+      ->capture_default_str();
+  cmd->add_option("--history", args->history,
+                  "Run-history database (cudabench history add) whose runs measure each row's session noise, as "
+                  "in compare");
   cmd->add_option("--title", args->title, "The page title (default: cudabench report)");
   cmd->add_flag("--quiet", args->quiet, "Do not say where the report went");
   cmd->footer(
       "The page opens offline: plots are inline SVG, there is no script and nothing is fetched.\n"
-      "With two or more files it shows compare's verdicts (same --alpha/--threshold/--metric/--filter).\n"
+      "With two or more files it shows compare's verdicts (same --alpha/--threshold/--power/--history/--metric/\n"
+      "--filter).\n"
       "Exit codes: 0 written, 2 bad input.");
   cmd->callback([args, &exit_code] { exit_code = run_report(*args); });
 }

@@ -184,8 +184,22 @@ TEST(CliHistory, ItsRunsMeasureEachRowsSessionNoise) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("fallback: no measured sessions of that row on this GPU model"), std::string::npos)
       << r.output;
+  // report takes the same history and says where its rows' session noise came from, as compare does.
+  const std::string page = dir + "/report.html";
+  r = run_cudabench("report " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") +
+                    " --history " + db + " -o " + page + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(cudabench::test::read_text(page).find(", history "), std::string::npos);
+  r = run_cudabench("report " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") + " -o " +
+                    page + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(cudabench::test::read_text(page).find(", history "), std::string::npos);
   const std::string foreign = dir + "/foreign.sqlite";
   cudabench::test::write_text(foreign, "not a database at all.............................................");
+  r = run_cudabench("report " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") +
+                    " --history " + foreign + " -o " + page);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(foreign), std::string::npos) << r.output;
   r = run_cudabench("compare " + data_path("results/cu121.json") + " " + data_path("results/cu124.json") +
                     " --history " + foreign);
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -39,6 +39,24 @@ TEST(CliReport, OneFileAndCompareOptions) {
   std::filesystem::remove(out);
 }
 
+TEST(CliReport, PowerIsCompares) {
+  // The page states the power its mde column was computed with, and it is the one given.
+  const std::string out = temp_path("report_power.html");
+  const std::string files = data_path("results/cu121.json") + " " + data_path("results/cu124.json");
+  auto r = run_cudabench("report " + files + " -o " + out + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string at_default = read_text(out);
+  r = run_cudabench("report " + files + " -o " + out + " --quiet --power 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string at_half = read_text(out);
+  EXPECT_NE(at_default.find("(80% power)"), std::string::npos);
+  EXPECT_NE(at_half.find("(50% power)"), std::string::npos);
+  r = run_cudabench("report " + files + " -o " + out + " --quiet --power 0");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--power 0 must be between 0 and 1"), std::string::npos) << r.output;
+  std::filesystem::remove(out);
+}
+
 TEST(CliReport, BadInputIsExitTwoNamingTheFile) {
   const std::string out = temp_path("report_bad.html");
   auto r = run_cudabench("report " + data_path("results/malformed.json") + " -o " + out);

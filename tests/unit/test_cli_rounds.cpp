@@ -94,6 +94,34 @@ TEST(CliAb, AnAaComparisonInterleavesAndFindsNothing) {
   EXPECT_NE(test::read_text(dir + "/compare.md").find("one interleaved session"), std::string::npos);
 }
 
+TEST(CliAb, PowerSetsWhatEachRowsMdeIsFoundWith) {
+  // The same rounds judged at power 0.5 and at the default 0.8: the smaller power finds smaller
+  // changes, so every tested row's mde shrinks; ab reports the power it used, as compare does.
+  auto mdes = [](const nlohmann::json& j) {
+    std::vector<double> out;
+    for (const auto& row : j["rows"])
+      if (row["changes"][0]["mde_pct"].is_number()) out.push_back(row["changes"][0]["mde_pct"].get<double>());
+    return out;
+  };
+  const std::string d8 = fresh_dir("ab_power8"), d5 = fresh_dir("ab_power5");
+  auto r = run_cudabench("ab " + fake + " " + fake + " --suite quick --rounds 3 -o " + d8 + " --quiet --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --rounds 3 -o " + d5 +
+                    " --quiet --format json --power 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j8 = nlohmann::json::parse(test::read_text(d8 + "/compare.json"));
+  const auto j5 = nlohmann::json::parse(test::read_text(d5 + "/compare.json"));
+  EXPECT_DOUBLE_EQ(j8["power"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(j5["power"].get<double>(), 0.5);
+  const auto m8 = mdes(j8), m5 = mdes(j5);
+  ASSERT_EQ(m8.size(), m5.size());
+  ASSERT_FALSE(m8.empty());
+  for (std::size_t i = 0; i < m8.size(); ++i) EXPECT_LT(m5[i], m8[i]) << i;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --power 1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--power 1 must be between 0 and 1"), std::string::npos) << r.output;
+}
+
 TEST(CliAb, APlantedRegressionIsFoundAndFailsTheRun) {
   const std::string dir = fresh_dir("ab_shift");
   // Side B is the fake behind `env FAKE_SHIFT=10`: fake/i=0 is 10% slower there.

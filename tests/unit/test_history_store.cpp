@@ -160,7 +160,9 @@ TEST(HistoryStore, ForeignOrNewerDatabasesAreRefusedAndLeftAlone) {
   // An empty file opens as an empty SQLite database: reading it says so, and it stays empty.
   const std::string empty = fresh("h_empty.sqlite");
   test::write_text(empty, "");
-  EXPECT_NE(error_of([&] { history_store(empty, false); }).find(empty + ": an empty file or database, not a cudabench history"),
+  EXPECT_NE(error_of([&] {
+              history_store(empty, false);
+            }).find(empty + ": an empty file or database, not a cudabench history"),
             std::string::npos);
   EXPECT_EQ(std::filesystem::file_size(empty), 0u);
 

@@ -61,11 +61,24 @@ TEST(NightlyScript, HistoryAddsEachRunWritesPagesAndFailsOnANewStep) {
   EXPECT_NE(out.find("no regression against"), std::string::npos) << out;  // compare's verdict
   EXPECT_NE(out.find("NEW STEP (worse): fake/i=0 \u00b7 step_ms (ms) stepped +2"), std::string::npos) << out;
   EXPECT_NE(out.find("NEW STEP for the worse in the history"), std::string::npos) << out;
-  // The pages beside the results.
-  bool report = false;
-  for (const auto& e : std::filesystem::directory_iterator(dir + "/out"))
-    report = report || (e.path().extension() == ".html" && e.path().filename() != "history.html");
-  EXPECT_TRUE(report);
+  // The pages beside the results. The page judges with the history's session noise, as the table
+  // does: both say where each row's session noise came from, and say the same.
+  std::string page, table;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/out")) {
+    if (e.path().extension() == ".html" && e.path().filename() != "history.html")
+      page = cudabench::test::read_text(e.path().string());
+    if (e.path().extension() == ".md") table = cudabench::test::read_text(e.path().string());
+  }
+  ASSERT_FALSE(page.empty());
+  auto sources = [](const std::string& text) {
+    const std::string key = "session noise per row from: ";
+    const auto at = text.find(key);
+    if (at == std::string::npos) return std::string();
+    const auto end = text.find_first_of("(<", at);  // the list ends at its note or the markup around it
+    return text.substr(at, text.find_last_not_of(' ', end - 1) + 1 - at);
+  };
+  EXPECT_NE(sources(table).find("history"), std::string::npos) << sources(table);
+  EXPECT_EQ(sources(page), sources(table));
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/history.html"));
   const auto runs = run_cudabench("history list --db " + db + " --format csv");
   EXPECT_EQ(std::count(runs.output.begin(), runs.output.end(), '\n'), 25) << runs.output;  // header + 24
