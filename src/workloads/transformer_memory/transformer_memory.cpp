@@ -4,12 +4,17 @@
 //            setup with the size asked for, and RAII releases what was already allocated.
 //   verify:  the full-size forward is finite; the small validation shape through the same code
 //            matches the CPU double reference.
-//   run:     one forward pass (mode train: with dropout, keeping what autograd saves; model.hpp).
+//   run:     one forward pass (mode train: with dropout, keeping what autograd saves; model.hpp);
+//            with backward: true, that forward and then the backward of sum(out * G), every
+//            parameter's gradient (model_backward.cpp), G fixed and seeded at setup.
 //   CUDABENCH_TRANSFORMER_DUMP=DIR (tests only: scripts/torch_match.py) makes verify() write the
 //            weights, inputs, output and dropout masks of the full-size forward for PyTorch to
 //            rerun (torch_dump.hpp); host memory only, before anything is timed.
 //   metrics: peak_memory_mb (headline; own allocations + library workspaces, from the harness),
 //            time_ms, tokens_per_s = batch * seq_len / time (source tokens; target has as many).
+//            backward rows: the same names, over forward + backward (one training step without the
+//            optimizer): peak_memory_mb includes the gradients and the backward's buffers, time_ms
+//            is forward + backward; rows without backward keep today's meaning.
 #include "workloads/transformer_memory/transformer_memory.hpp"
 
 #include <fmt/format.h>
@@ -40,6 +45,13 @@ class transformer_memory_workload final : public workload {
     if (spec.has("dropout") && !train)
       throw input_error(spec.id + ": dropout applies only with mode \"train\" (eval mode has no dropout)");
     cfg_.dropout = train ? (spec.has("dropout") ? spec.get_number("dropout") : default_dropout) : 0.0;
+    cfg_.backward = spec.has("backward") && spec.get_bool("backward");
+    if (spec.has("backward") && !train)
+      throw input_error(spec.id +
+                        ": backward applies only with mode \"train\" (eval mode keeps nothing to go back "
+                        "through)");
+    if (cfg_.backward && cfg_.dtype != dtype::fp32)
+      throw input_error(spec.id + ": backward: only dtype fp32 has a backward pass");
   }
 
   void setup(run_context& ctx) override {
@@ -63,6 +75,7 @@ class transformer_memory_workload final : public workload {
         throw input_error("--tuning-from: the recorded transformer tuning has no \"attention\" kernel name");
       forced = it->get<std::string>();
     }
+    if (cfg_.backward) m->fill_grad_output(ctx.seed * 31 + 29, ctx.stream);  // G, fixed for the run
     tuning_ = m->tune_attention(ctx.seed + 13, ctx.stream, ctx.forced_tuning ? &forced : nullptr);
     attention_ = kernels::transformer_memory::attention_variant_name(m->cfg().attention);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
@@ -73,6 +86,12 @@ class transformer_memory_workload final : public workload {
   validation_outcome verify(run_context& ctx) override {
     model_->forward(ctx.stream);
     validation_outcome big = transformer::check_finite(*model_);
+    if (cfg_.backward) {
+      model_->backward(ctx.stream);
+      const validation_outcome g = transformer::check_gradients_finite(*model_);
+      big.passed = big.passed && g.passed;
+      big.message += "; " + g.message;
+    }
     if (const std::string dir = transformer::torch_dump_dir(); !dir.empty())
       transformer::dump_for_torch(*model_, dir + "/" + transformer::torch_dump_file_name(id_), id_);
     // The small shape shares the cuBLASLt context (and its workspace) with the full-size model.
@@ -82,17 +101,28 @@ class transformer_memory_workload final : public workload {
     small_cfg.mode = cfg_.mode;  // train: the same dropout rate, and the reference draws the same masks
     small_cfg.dropout = cfg_.dropout;
     small_cfg.dropout_seed = cfg_.dropout_seed + 1;
+    small_cfg.backward = cfg_.backward;
     transformer::model small(*lt_, small_cfg);
     small.init_random(ctx.seed + 101, ctx.stream);
+    if (small_cfg.backward) small.fill_grad_output(ctx.seed + 103, ctx.stream);
     const transformer::host_snapshot snap = transformer::snapshot(small);
     validation_outcome out =
         transformer::compare_with_reference(small, snap, ctx.stream, transformer::validation_tolerance(cfg_.dtype));
+    if (cfg_.backward) {  // the forward above left small's saved tensors in place
+      small.backward(ctx.stream);
+      const validation_outcome g = transformer::compare_gradients(small, snap, transformer::gradient_tolerance());
+      out.passed = out.passed && g.passed;
+      out.message += "; " + g.message;
+    }
     out.passed = out.passed && big.passed;
     out.message = out.message + "; " + big.message + "; " + tuning_;
     return out;
   }
 
-  void run(cudaStream_t stream) override { model_->forward(stream); }
+  void run(cudaStream_t stream) override {
+    model_->forward(stream);
+    if (cfg_.backward) model_->backward(stream);
+  }
 
   metric_list metrics(const measurement& m) const override {
     const double tokens = static_cast<double>(cfg_.batch) * cfg_.src_len;
