@@ -126,7 +126,7 @@ TEST(TransformerBackwardGpu, PeakIsThePlan) {
 }
 
 // A backward row through the CLI: it validates (forward and gradients against the reference)
-// and reports the usual metrics.
+// and reports the usual metrics plus forward_ms and backward_ms, a sample each per repetition.
 TEST(TransformerBackwardGpu, CliRowRuns) {
   REQUIRE_GPU();
   const fs::path dir = fs::temp_directory_path();
@@ -144,6 +144,12 @@ TEST(TransformerBackwardGpu, CliRowRuns) {
   EXPECT_TRUE(r.workloads[0].validation->passed);
   EXPECT_NE(r.workloads[0].find_metric("time_ms"), nullptr);
   EXPECT_NE(r.workloads[0].find_metric("peak_memory_mb"), nullptr);
+  const metric* fwd = r.workloads[0].find_metric("forward_ms");
+  const metric* bwd = r.workloads[0].find_metric("backward_ms");
+  ASSERT_NE(fwd, nullptr);
+  ASSERT_NE(bwd, nullptr);
+  EXPECT_EQ(bwd->samples.size(), 2u);  // one per repetition (--reps 2)
+  EXPECT_GT(bwd->samples.at(0), 0.0);
 }
 
 }  // namespace

@@ -14,7 +14,9 @@
 //            time_ms, tokens_per_s = batch * seq_len / time (source tokens; target has as many).
 //            backward rows: the same names, over forward + backward (one training step without the
 //            optimizer): peak_memory_mb includes the gradients and the backward's buffers, time_ms
-//            is forward + backward; rows without backward keep today's meaning.
+//            is forward + backward; rows without backward keep today's meaning. They add
+//            forward_ms and backward_ms: one forward + backward after each timed repetition,
+//            split by events (after_repetition), one sample each per repetition.
 #include "workloads/transformer_memory/transformer_memory.hpp"
 
 #include <fmt/format.h>
@@ -22,6 +24,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/gpu/blaslt.hpp"
 #include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/cuda_handles.hpp"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/torch_dump.hpp"
 #include "workloads/transformer_memory/validate.hpp"
@@ -124,11 +127,31 @@ class transformer_memory_workload final : public workload {
     if (cfg_.backward) model_->backward(stream);
   }
 
+  // Backward rows: after each timed repetition one more forward + backward, split by events into
+  // forward_ms and backward_ms (time_ms stays the harness's measurement of the two together).
+  void after_repetition(run_context& ctx) override {
+    if (!cfg_.backward) return;
+    cuda_event start, mid, stop;
+    start.record(ctx.stream);
+    model_->forward(ctx.stream);
+    mid.record(ctx.stream);
+    model_->backward(ctx.stream);
+    stop.record(ctx.stream);
+    CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.get()));
+    forward_ms_.push_back(mid.since(start));
+    backward_ms_.push_back(stop.since(mid));
+  }
+
   metric_list metrics(const measurement& m) const override {
     const double tokens = static_cast<double>(cfg_.batch) * cfg_.src_len;
-    return {{"peak_memory_mb", make_metric("MiB", better::lower, {m.peak_memory_bytes / 1048576.0})},
-            {"time_ms", time_metric(m.per_run_ms)},
-            {"tokens_per_s", rate_metric("tokens/s", tokens, 1.0, m.per_run_ms)}};
+    metric_list out = {{"peak_memory_mb", make_metric("MiB", better::lower, {m.peak_memory_bytes / 1048576.0})},
+                       {"time_ms", time_metric(m.per_run_ms)},
+                       {"tokens_per_s", rate_metric("tokens/s", tokens, 1.0, m.per_run_ms)}};
+    if (!backward_ms_.empty()) {
+      out.emplace_back("forward_ms", make_metric("ms", better::lower, forward_ms_));
+      out.emplace_back("backward_ms", make_metric("ms", better::lower, backward_ms_));
+    }
+    return out;
   }
 
   nlohmann::ordered_json tuning() const override { return {{"attention", attention_}}; }
@@ -142,8 +165,9 @@ class transformer_memory_workload final : public workload {
   transformer::config cfg_;
   std::string id_;
   std::string weights_;
-  std::string tuning_;     // the attention tuner's summary, reported in the validation message
-  std::string attention_;  // the kernel it chose, recorded as the workload's tuning
+  std::string tuning_;                            // the attention tuner's summary, reported in the validation message
+  std::string attention_;                         // the kernel it chose, recorded as the workload's tuning
+  std::vector<double> forward_ms_, backward_ms_;  // backward rows: one pair per repetition
 
   std::unique_ptr<blaslt_context> lt_;  // declared before model_: destroyed after it
   std::unique_ptr<transformer::model> model_;
