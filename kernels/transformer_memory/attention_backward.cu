@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/transformer_memory/dropout_rng.hpp"
 
 namespace cudabench::kernels::transformer_memory {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
 
 namespace cudabench::kernels::transformer_memory {

@@ -3,7 +3,7 @@
 // epilogue and bias live behind op_ (an opaque pointer in the header, unused here otherwise).
 #include <vector>
 
-#include "cudabench/blaslt.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 namespace cudabench {
 namespace {
 struct info {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cudabench/blaslt.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/validate.hpp"

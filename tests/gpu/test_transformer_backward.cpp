@@ -16,8 +16,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "cudabench/blaslt.hpp"
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/blaslt.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/result.hpp"
 #include "gpu_test_fixture.hpp"

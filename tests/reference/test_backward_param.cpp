@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "cudabench/errors.hpp"
-#include "cudabench/registry.hpp"
+#include "cudabench/gpu/registry.hpp"
 #include "workloads/transformer_memory/model.hpp"
 
 namespace cudabench {

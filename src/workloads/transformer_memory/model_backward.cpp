@@ -20,7 +20,7 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/cuda_check.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/errors.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention_backward.cuh"
