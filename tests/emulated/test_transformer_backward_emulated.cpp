@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cudabench/gpu/blaslt.hpp"
 #include "cudabench/device_memory.hpp"
+#include "cudabench/gpu/blaslt.hpp"
 #include "workloads/transformer_memory/model.hpp"
 #include "workloads/transformer_memory/validate.hpp"
 

@@ -16,9 +16,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "cudabench/device_memory.hpp"
 #include "cudabench/gpu/blaslt.hpp"
 #include "cudabench/gpu/cuda_check.hpp"
-#include "cudabench/device_memory.hpp"
 #include "cudabench/result.hpp"
 #include "gpu_test_fixture.hpp"
 #include "workloads/transformer_memory/model.hpp"

@@ -20,8 +20,8 @@
 
 #include <fmt/format.h>
 
-#include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/transformer_memory/attention_backward.cuh"
 #include "kernels/transformer_memory/backward_ops.cuh"
