@@ -52,7 +52,20 @@ kind_schema schema() {
   file.param = "weights";
   file.keywords = {"random"};
   file.format = file_format::safetensors;
-  s.rules = {file};
+  // The backward reads what train mode keeps, and its kernels are fp32: refused by validate, not
+  // first by run.
+  kind_rule needs_train;
+  needs_train.type = rule_type::one_of;
+  needs_train.param = "mode";
+  needs_train.keywords = {"train"};
+  needs_train.when_param = "backward";
+  needs_train.when_value = "true";
+  needs_train.why = "the backward reads the tensors train mode keeps";
+  kind_rule needs_fp32 = needs_train;
+  needs_fp32.param = "dtype";
+  needs_fp32.keywords = {"fp32"};
+  needs_fp32.why = "the backward is implemented in fp32 only";
+  s.rules = {file, needs_train, needs_fp32};
   return s;
 }
 
