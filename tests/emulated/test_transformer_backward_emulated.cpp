@@ -1,10 +1,13 @@
-// transformer_memory's train-mode forward and backward host code without a GPU: the model's real
-// model.cpp, model_train.cpp and model_backward.cpp run on host stand-ins for the CUDA runtime,
-// cuBLASLt and the kernels (the other files here), and must match the CPU double reference forward
-// and backward -- every output and every parameter's gradient -- at dropout 0 and 0.1, with the
-// model allocating exactly its plan. This checks the wiring (GEMM transposes and shapes, buffer
-// offsets, which saved tensor each step reads), not the CUDA kernels. fp32 storage leaves ~1e-6;
-// dropping one term (the memory's gradient from the cross-attention) misses by 1.
+// transformer_memory's train-mode forward and backward without a GPU: the model's real model.cpp,
+// model_train.cpp and model_backward.cpp run on host stand-ins for the CUDA runtime and cuBLASLt
+// (fake_cuda_runtime.cpp, fake_blaslt.cpp), with the real CUDA kernels -- attention forward and
+// backward, LayerNorm, dropout, the backward's elementwise ops and column sums, the random fill --
+// run by the kernel emulator (kernel_emu.hpp). Every output and every parameter's gradient must match the CPU double
+// reference at dropout 0 and 0.1, with the model allocating exactly its plan. So this checks the
+// wiring (GEMM transposes and shapes, buffer offsets, which saved tensor each step reads) and what
+// the backward kernels compute. fp32 storage leaves ~1e-6; dropping one term (the memory's
+// gradient from the cross-attention) misses by 1, a missing scale in the attention's dQ by 1.8, a
+// LayerNorm dx without its warp reduction by 0.3.
 #include <cstdio>
 
 #include <gtest/gtest.h>
