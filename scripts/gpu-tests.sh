@@ -4,7 +4,8 @@
 #   scripts/gpu-tests.sh [STAGE ...]
 #   stages: build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize baseline cuda12
 #            profile (default: all but baseline, cuda12 and profile, in that order)
-#     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1)
+#     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1, and
+#            the two train rows with backward: true, whose gradients are judged too)
 #            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
 #            each judged against fp64 truth (scripts/torch_match.py; docs/transformer-train-memory.md);
 #            torchmatch/torchmatch.json holds the errors

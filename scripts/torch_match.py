@@ -24,6 +24,12 @@ an output is |y - truth| / max(|truth|, 1), as cudabench's validation measures i
   about as accurately as PyTorch computes it (RMS over all outputs: the max of one element is noisy).
 A control shows the check can fail: cudabench's output against norm_first=True (pre-norm, a
 different function on the same weights) must be more than 10 x the tolerance away.
+Backward rows (train, backward: true; dropout 0 and the default 0.1) also dump G and every
+parameter's gradient of sum(output * G). PyTorch runs out.backward(G) in fp64 (the truth; the same
+masks) and in the row's dtype; a gradient tensor's error is max |g - truth| / max |truth| over that
+tensor (cudabench's gradient validation measure), and the row's is the worst tensor's. The row also
+needs its gradients within GRAD_TOL (1e-3, cudabench's gradient tolerance) and the control's
+gradients (norm_first=True) more than 10 x GRAD_TOL away.
 
     scripts/torch_match.py --cudabench build/cudabench --out DIR     run cudabench, then compare
     scripts/torch_match.py --dumps DUMPDIR --out DIR                 compare existing dumps only
@@ -43,6 +49,7 @@ import tempfile
 
 RMS_RATIO = 3.0
 TOL = {"fp32": 1e-4, "fp16": 5e-2}
+GRAD_TOL = 1e-3  # validate.cpp's gradient_tolerance()
 
 
 def suite(batch, seq_len):
@@ -53,7 +60,9 @@ def suite(batch, seq_len):
         "defaults": {"repetitions": 1, "warmup": 0, "min_time_ms": 0},
         "workloads": [dict(base, dtype="fp32"), dict(base, dtype="fp16"),
                       dict(base, dtype="fp32", mode="train", dropout=0),
-                      dict(base, dtype="fp32", mode="train")],
+                      dict(base, dtype="fp32", mode="train"),
+                      dict(base, dtype="fp32", mode="train", dropout=0, backward=True),
+                      dict(base, dtype="fp32", mode="train", backward=True)],
     }
 
 
@@ -139,9 +148,14 @@ class MaskedDropout:
                                "PyTorch's module structure is not what the dump assumes")
 
 
-def forward(torch, meta, t, dtype, norm_first=False, fast=False):
-    """The row's forward in `dtype`. fast: inference as PyTorch runs it (eval, no_grad)."""
-    state = {k: v for k, v in t.items() if not k.startswith("mask.") and k not in ("src", "tgt", "output")}
+def is_state(k):
+    return not k.startswith(("mask.", "grad.")) and k not in ("src", "tgt", "output", "grad_output")
+
+
+def forward(torch, meta, t, dtype, norm_first=False, fast=False, grad_output=None):
+    """The row's forward in `dtype`. fast: inference as PyTorch runs it (eval, no_grad).
+    grad_output: also out.backward(G); returns (output, {parameter name: gradient}) then."""
+    state = {k: v for k, v in t.items() if is_state(k)}
     m = build(torch, meta, state, dtype, norm_first)
     src, tgt = t["src"].cuda().to(dtype), t["tgt"].cuda().to(dtype)
     masks = {k: v for k, v in t.items() if k.startswith("mask.")}
@@ -150,13 +164,47 @@ def forward(torch, meta, t, dtype, norm_first=False, fast=False):
             return m.eval()(src, tgt).double()
     m.train()
     if not masks:
-        return m(src, tgt).detach().double()
-    # The kernels multiply kept elements by the float 1/(1-p); x * python-float casts to x's dtype.
-    scale = float(torch.tensor(float(meta["dropout_scale"]), dtype=torch.float32))
-    with MaskedDropout(torch, m, masks, scale) as md:
-        y = m(src, tgt).detach().double()
-    md.check_all_used()
-    return y
+        y = m(src, tgt)
+    else:
+        # The kernels multiply kept elements by the float 1/(1-p); x * python-float casts to x's dtype.
+        scale = float(torch.tensor(float(meta["dropout_scale"]), dtype=torch.float32))
+        with MaskedDropout(torch, m, masks, scale) as md:
+            y = m(src, tgt)
+        md.check_all_used()
+    if grad_output is None:
+        return y.detach().double()
+    y.backward(grad_output.cuda().to(dtype))  # the masks live on in the autograd graph
+    return y.detach().double(), {n: p.grad.double() for n, p in m.named_parameters()}
+
+
+def grad_errors(ours, truth):
+    """Worst tensor's max |g - truth| / max |truth|, that tensor, and the RMS of the scaled errors."""
+    worst, worst_name, sq, n = 0.0, "", 0.0, 0
+    for name, tr in truth.items():
+        scale = max(float(tr.abs().max()), 1e-30)
+        e = (ours[name] - tr).abs() / scale
+        if float(e.max()) >= worst:
+            worst, worst_name = float(e.max()), name
+        sq += float(e.pow(2).sum())
+        n += e.numel()
+    return worst, worst_name, math.sqrt(sq / max(n, 1))
+
+
+def compare_gradients(torch, meta, t, dtype):
+    g = t["grad_output"]
+    _, truth = forward(torch, meta, t, torch.float64, grad_output=g)
+    _, theirs = forward(torch, meta, t, dtype, grad_output=g)
+    _, control = forward(torch, meta, t, torch.float64, norm_first=True, grad_output=g)
+    ours = {n: t["grad." + n].cuda().double() for n in truth}
+    cb_max, cb_name, cb_rms = grad_errors(ours, truth)
+    pt_max, _, pt_rms = grad_errors(theirs, truth)
+    ctl_max, _, _ = grad_errors(ours, control)
+    finite = all(bool(torch.isfinite(v).all()) for v in ours.values())
+    ok = finite and cb_max <= GRAD_TOL and ctl_max > 10 * GRAD_TOL
+    return {"grad_tensors": len(ours), "grad_finite": finite, "grad_cudabench_max_err": cb_max,
+            "grad_worst_tensor": cb_name, "grad_cudabench_rms_err": cb_rms, "grad_torch_max_err": pt_max,
+            "grad_torch_rms_err": pt_rms, "grad_control_norm_first_max_err": ctl_max, "grad_tolerance": GRAD_TOL,
+            "grad_passed": ok}
 
 
 def errors(y, truth):
@@ -185,13 +233,17 @@ def compare(torch, path):
     ok = finite and cb_max <= tol and ctl_max > 10 * tol
     masks = [k for k in t if k.startswith("mask.")]
     dropped = sum(int((t[k] == 0).sum()) for k in masks) / max(1, sum(t[k].numel() for k in masks))
-    return {"row": meta["row_id"], "mode": meta["mode"], "dtype": meta["dtype"], "dropout": float(meta["dropout"]),
-            "masks": len(masks), "dropped_fraction": dropped, "attention": meta["attention"],
-            "batch": int(meta["batch"]), "seq_len": int(meta["src_len"]), "outputs": ours.numel(), "finite": finite,
-            "cudabench_max_err": cb_max, "cudabench_rms_err": cb_rms, "torch_max_err": pt_max,
-            "torch_rms_err": pt_rms, "rms_ratio": ratio, "max_abs_diff_vs_torch": float((ours - theirs).abs().max()),
-            "control_norm_first_max_err": ctl_max, "tolerance": tol, "passed": ok,
-            "less_accurate_than_torch": ratio > RMS_RATIO}
+    rec = {"row": meta["row_id"], "mode": meta["mode"], "dtype": meta["dtype"], "dropout": float(meta["dropout"]),
+           "masks": len(masks), "dropped_fraction": dropped, "attention": meta["attention"],
+           "batch": int(meta["batch"]), "seq_len": int(meta["src_len"]), "outputs": ours.numel(), "finite": finite,
+           "cudabench_max_err": cb_max, "cudabench_rms_err": cb_rms, "torch_max_err": pt_max,
+           "torch_rms_err": pt_rms, "rms_ratio": ratio, "max_abs_diff_vs_torch": float((ours - theirs).abs().max()),
+           "control_norm_first_max_err": ctl_max, "tolerance": tol, "passed": ok,
+           "less_accurate_than_torch": ratio > RMS_RATIO}
+    if meta.get("backward") == "yes":
+        rec.update(compare_gradients(torch, meta, t, dtype))
+        rec["passed"] = rec["passed"] and rec["grad_passed"]
+    return rec
 
 
 def main():
@@ -259,6 +311,12 @@ def main():
         if rec["masks"]:
             print(f"  masks applied: {rec['masks']}, dropped {rec['dropped_fraction']:.4f} of their elements "
                   f"(p = {rec['dropout']:g})")
+        if "grad_passed" in rec:
+            print(f"  gradients ({rec['grad_tensors']} tensors, err = max |g - truth| / max |truth| per tensor): "
+                  f"cudabench {rec['grad_cudabench_max_err']:.2e} ({rec['grad_worst_tensor']}), rms "
+                  f"{rec['grad_cudabench_rms_err']:.2e}; PyTorch {rec['grad_torch_max_err']:.2e}, rms "
+                  f"{rec['grad_torch_rms_err']:.2e}; control {rec['grad_control_norm_first_max_err']:.3f}; tol "
+                  f"{GRAD_TOL:g}: {'PASS' if rec['grad_passed'] else 'FAIL'}", flush=True)
     with open(os.path.join(args.out, "torchmatch.json"), "w") as f:
         json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "rms_ratio_bound": RMS_RATIO,
                    "rows": records}, f, indent=1)

@@ -45,6 +45,8 @@ enum class rule_type {
   keyword_or_file,       // `param` is one of `keywords` or names an existing regular file
   keyword_or_directory,  // `param` is one of `keywords` or names a directory holding one of `files`
   within_model_context,  // integer `param` <= max_position_embeddings of the LLM `other` names
+  one_of,                // `param` (absent: its default) is one of `keywords`; checked even when absent, so
+                         // with when_param it says "this option needs that setting" (backward needs mode train)
 };
 
 // What a named file must also be, beyond existing.
@@ -59,7 +61,7 @@ struct kind_rule {
   std::string param;
   std::string other;                  // at_least_plus, within_model_context
   std::int64_t n = 0;                 // multiple_of, at_least_plus
-  std::vector<std::string> keywords;  // keyword_or_*: values that name no file
+  std::vector<std::string> keywords;  // keyword_or_*: values that name no file; one_of: the allowed values
   std::vector<std::string> files;     // keyword_or_directory: the directory holds at least one
   file_format format = file_format::any;
   std::string when_param, when_value;  // the rule applies only where params[when_param] == when_value

@@ -11,7 +11,8 @@ kind_schema schema() {
   s.description =
       "Peak memory and time of one torch.nn.Transformer forward (d_model 512, 8 heads, 6+6 layers, ff 2048, "
       "post-norm, ReLU, no masks, batch_first) on batch x seq_len source and target tokens: in eval mode (inference), "
-      "or in training mode with autograd on (train: dropout, every tensor the backward needs kept)";
+      "or in training mode with autograd on (train: dropout, every tensor the backward needs kept; backward: "
+      "forward + backward, every parameter's gradient)";
   param_def batch = make_param("batch", param_type::integer, "sequences per forward pass");
   batch.required = true;
   batch.min = 1;
@@ -35,19 +36,36 @@ kind_schema schema() {
                                  "mode train: dropout probability, 0 <= p <= 0.99 (default 0.1, torch's)");
   dropout.min = 0;
   dropout.max = 0.99;
+  // No default either: rows without it keep their ids (and it means false).
+  param_def backward = make_param("backward", param_type::boolean,
+                                  "mode train: each repetition is forward + backward of sum(out * G) for a fixed "
+                                  "seeded G, every parameter's gradient (default false)");
   param_def mem_limit =
       make_param("mem_limit", param_type::bytes,
                  "this row's device-memory cap, e.g. 24GiB: allocations past it fail as status oom, as under "
                  "--mem-limit (the smaller of the two applies)");
   mem_limit.min = 1;
-  s.params = {batch, seq, dtype, mode, dropout, weights, mem_limit};
+  s.params = {batch, seq, dtype, mode, dropout, backward, weights, mem_limit};
   // Checked by the suite parser (kind_rules.hpp), so validate refuses a missing file too.
   kind_rule file;
   file.type = rule_type::keyword_or_file;
   file.param = "weights";
   file.keywords = {"random"};
   file.format = file_format::safetensors;
-  s.rules = {file};
+  // The backward reads what train mode keeps, and its kernels are fp32: refused by validate, not
+  // first by run.
+  kind_rule needs_train;
+  needs_train.type = rule_type::one_of;
+  needs_train.param = "mode";
+  needs_train.keywords = {"train"};
+  needs_train.when_param = "backward";
+  needs_train.when_value = "true";
+  needs_train.why = "the backward reads the tensors train mode keeps";
+  kind_rule needs_fp32 = needs_train;
+  needs_fp32.param = "dtype";
+  needs_fp32.keywords = {"fp32"};
+  needs_fp32.why = "the backward is implemented in fp32 only";
+  s.rules = {file, needs_train, needs_fp32};
   return s;
 }
 
@@ -62,7 +80,7 @@ kind_description transformer_memory() {
           {"transformer_memory",
            {row_part("dtype"), row_part("batch", "batch "), row_part("seq_len", "seq "),
             row_part("mode", "", "", "inference"), row_part("dropout", "dropout "),
-            row_part_bytes_prefixed("mem_limit", "cap ")}},
+            row_part("backward", "backward ", "", "false"), row_part_bytes_prefixed("mem_limit", "cap ")}},
           noise};
 }
 

@@ -81,7 +81,7 @@ TEST(CliRules, SanitizeSuiteHoldsEveryKind) {
   ASSERT_EQ(kinds.exit_code, 0) << kinds.output;
   const auto plan = run_cudabench(std::string("--suite ") + CUDABENCH_CONFIG_DIR + "/sanitize.json --dry-run");
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  EXPECT_NE(plan.output.find("19 workloads, 1 repetitions, 0 warm-up"), std::string::npos) << plan.output;
+  EXPECT_NE(plan.output.find("20 workloads, 1 repetitions, 0 warm-up"), std::string::npos) << plan.output;
   const auto j = nlohmann::json::parse(kinds.output);  // kept: the loop below refers into it
   int n = 0;
   for (const auto& k : j.at("kinds")) {

@@ -1,6 +1,7 @@
 // Kind rules (kind_schema.hpp) checked by the suite parser: every rule type, on sweeps (the
 // message names the expanded workload), with files and directories on disk, and how
-// `list --kinds` words them. The test catalog's `ruled` kind carries one rule of each type.
+// `list --kinds` words them. The test catalog's `ruled` kind carries one rule of each type but one_of,
+// which transformer_memory's backward rules cover.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -137,4 +139,32 @@ TEST(KindRules, DescribedForListKinds) {
                 "length <= max_position_embeddings of the model (its preset or config.json)",
                 "weights is random or an existing file in safetensors format",
             }));
+}
+
+TEST(KindRules, OneOfSaysWhatAnOptionNeedsEvenWhenTheSettingIsAbsent) {
+  // transformer_memory's backward reads what train mode keeps and is fp32 only: validate refuses
+  // the row before run would, naming the setting, what it is (or that it is unset) and why.
+  EXPECT_EQ(error_of(R"({"kind": "transformer_memory", "batch": 2, "backward": true})"),
+            "x.json: workloads[0].mode: with backward true, mode is not set; it must be train; the backward reads the "
+            "tensors train mode keeps (workload transformer_memory/batch=2/seq_len=512/dtype=fp32/backward=true)");
+  EXPECT_EQ(error_of(R"({"kind": "transformer_memory", "batch": 2, "mode": "inference", "backward": true})"),
+            "x.json: workloads[0].mode: with backward true, mode is inference; it must be train; the backward reads "
+            "the tensors train mode keeps (workload "
+            "transformer_memory/batch=2/seq_len=512/dtype=fp32/mode=inference/backward=true)");
+  EXPECT_EQ(
+      error_of(R"({"kind": "transformer_memory", "batch": 2, "mode": "train", "dtype": "fp16", "backward": true})"),
+      "x.json: workloads[0].dtype: with backward true, dtype is fp16; it must be fp32; the backward is "
+      "implemented in fp32 only (workload transformer_memory/batch=2/seq_len=512/dtype=fp16/mode=train/"
+      "backward=true)");
+  // The absent dtype is its default, fp32; backward false and no backward at all need nothing.
+  EXPECT_EQ(error_of(R"({"kind": "transformer_memory", "batch": 2, "mode": "train", "backward": true})"), "");
+  EXPECT_EQ(error_of(R"({"kind": "transformer_memory", "batch": 2, "dtype": "fp16", "backward": false})"), "");
+  EXPECT_EQ(error_of(R"({"kind": "transformer_memory", "batch": 2, "dtype": "fp16"})"), "");
+  std::vector<std::string> lines;
+  for (const auto& k : test::test_catalog())
+    if (k.kind == "transformer_memory")
+      for (const auto& r : k.rules) lines.push_back(describe_rule(r));
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"weights is random or an existing file in safetensors format",
+                                      "when backward is true: mode is train", "when backward is true: dtype is fp32"}));
 }

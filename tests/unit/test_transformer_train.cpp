@@ -1,6 +1,6 @@
 // transformer_memory's train mode without a GPU: the saved-tensor accounting (worked out by hand
 // below for a tiny shape, and the default shape's totals), the dropout mask RNG, and the
-// parameters `mode`, `dropout` and `mem_limit` as validate checks them.
+// parameters `mode`, `dropout`, `backward` and `mem_limit` as validate checks them.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -156,6 +156,7 @@ TEST(TransformerTrain, ParamsRefused) {
   expect_refused(R"({"kind": "transformer_memory", "batch": 32, "mode": "train", "mem_limit": "24XB"})", "mem_limit");
   expect_refused(R"({"kind": "transformer_memory", "batch": 32, "mode": "train", "mem_limit": 0})",
                  "mem_limit: 0 is below the minimum 1");
+  expect_refused(R"({"kind": "transformer_memory", "batch": 32, "mode": "train", "backward": "yes"})", "backward");
 }
 
 // The full suite's train rows: distinct, readable ids; mem_limit stored in bytes.
@@ -183,4 +184,10 @@ TEST(TransformerTrain, RowNames) {
   p["dropout"] = 0.0;
   EXPECT_EQ(cudabench::describe_workload(*names, p),
             "transformer_memory fp32 batch 32 seq 512 train dropout 0.0 cap 24GiB");
+  p["backward"] = false;  // the default goes unsaid
+  EXPECT_EQ(cudabench::describe_workload(*names, p),
+            "transformer_memory fp32 batch 32 seq 512 train dropout 0.0 cap 24GiB");
+  p["backward"] = true;
+  EXPECT_EQ(cudabench::describe_workload(*names, p),
+            "transformer_memory fp32 batch 32 seq 512 train dropout 0.0 backward true cap 24GiB");
 }

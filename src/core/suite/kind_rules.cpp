@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -101,13 +102,23 @@ std::optional<std::string> rule_checker::directory_problem(const kind_rule& r, c
 void rule_checker::check(const kind_schema& schema, const workload_spec& spec, const std::string& source,
                          const std::string& entry_path) {
   for (const kind_rule& r : schema.rules) {
-    if (!applies(r, spec) || !spec.has(r.param)) continue;
+    if (!applies(r, spec) || (!spec.has(r.param) && r.type != rule_type::one_of)) continue;
     const auto broken = [&](const std::string& what) {
       detail::fail(source, entry_path + "." + r.param,
                    fmt::format("{}{} (workload {})", what, r.why.empty() ? "" : "; " + r.why, spec.id));
     };
     const std::string when = r.when_param.empty() ? "" : fmt::format("with {} {}, ", r.when_param, r.when_value);
     switch (r.type) {
+      case rule_type::one_of: {
+        std::string v;  // as the row id spells it; absent: the schema's default, else nothing
+        if (const auto it = spec.params.find(r.param); it != spec.params.end()) v = detail::id_value(*it);
+        else if (const param_def* d = schema.find(r.param); d && !d->default_value.is_null())
+          v = detail::id_value(nlohmann::ordered_json(d->default_value));
+        if (std::find(r.keywords.begin(), r.keywords.end(), v) == r.keywords.end())
+          broken(v.empty() ? fmt::format("{}{} is not set; it must be {}", when, r.param, or_list(r.keywords))
+                           : fmt::format("{}{} is {}; it must be {}", when, r.param, v, or_list(r.keywords)));
+        break;
+      }
       case rule_type::multiple_of: {
         const std::int64_t v = spec.get_int(r.param);
         if (r.n != 0 && v % r.n != 0) broken(fmt::format("{}{} is not a multiple of {}", when, v, r.n));
@@ -161,6 +172,7 @@ std::string describe_rule(const kind_rule& r) {
   switch (r.type) {
     case rule_type::multiple_of: s += fmt::format("{} is a multiple of {}", r.param, r.n); break;
     case rule_type::at_least_plus: s += fmt::format("{} >= {} + {}", r.param, r.other, r.n); break;
+    case rule_type::one_of: s += fmt::format("{} is {}", r.param, or_list(r.keywords)); break;
     case rule_type::keyword_or_file:
       s += fmt::format("{} is {}an existing file{}", r.param, keyword_phrase(r),
                        r.format == file_format::safetensors ? " in safetensors format" : "");

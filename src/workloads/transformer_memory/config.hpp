@@ -40,6 +40,9 @@ struct config {
   run_mode mode = run_mode::inference;
   double dropout = 0.0;            // train mode: nn.Transformer's p (0.1 by default in the workload)
   std::uint64_t dropout_seed = 0;  // the masks' seed (dropout_rng.hpp)
+  // Train mode, fp32: also the backward of sum(output * G) (model_backward.cpp), with every
+  // parameter's gradient and the buffers it needs allocated at construction.
+  bool backward = false;
 
   bool train() const { return mode == run_mode::train; }
   train_shape saved_shape() const {

@@ -50,7 +50,8 @@ std::uint64_t model::planned_bytes(const config& c) {
   const std::uint64_t streams = c.train() ? 1 : 2;
   const std::uint64_t act = streams * (c.src_tokens() + c.tgt_tokens()) * static_cast<std::uint64_t>(c.d_model) +
                             static_cast<std::uint64_t>(scratch_elems(c));
-  return (params + act) * c.elem_bytes() + (c.train() ? saved_bytes_total(c.saved_shape()) : 0);
+  return (params + act) * c.elem_bytes() + (c.train() ? saved_bytes_total(c.saved_shape()) : 0) +
+         (c.train() && c.backward ? backward_bytes(c) : 0);
 }
 
 model::model(const blaslt_context& lt, const config& cfg)
@@ -92,6 +93,7 @@ model::model(const blaslt_context& lt, const config& cfg)
   }
   enc_norm_ = make_norm("encoder.norm");
   dec_norm_ = make_norm("decoder.norm");
+  if (cfg.train() && cfg.backward) allocate_backward();
 }
 
 model::attention_block model::make_attention(const std::string& prefix, std::int64_t q_tokens, std::int64_t kv_tokens,
@@ -111,7 +113,7 @@ model::attention_block model::make_attention(const std::string& prefix, std::int
     kv = std::make_unique<lt_matmul>(make_linear(lt_, kv_tokens, 2 * d, d, t, gemm_epilogue::bias,
                                                  b_in + static_cast<std::size_t>(d) * eb, bias_type(cfg_)));
   lt_matmul out = make_linear(lt_, q_tokens, d, d, t, gemm_epilogue::bias, b_out, bias_type(cfg_));
-  return attention_block{std::move(in), std::move(kv), std::move(out), w_in, w_out};
+  return attention_block{std::move(in), std::move(kv), std::move(out), w_in, w_out, b_in, b_out};
 }
 
 model::ffn_block model::make_ffn(const std::string& prefix, std::int64_t tokens) const {
@@ -121,7 +123,10 @@ model::ffn_block model::make_ffn(const std::string& prefix, std::int64_t tokens)
                                bias_type(cfg_)),
                    make_linear(lt_, tokens, d, f, t, gemm_epilogue::bias, params_.get(prefix + "linear2.bias"),
                                bias_type(cfg_)),
-                   params_.get(prefix + "linear1.weight"), params_.get(prefix + "linear2.weight")};
+                   params_.get(prefix + "linear1.weight"),
+                   params_.get(prefix + "linear2.weight"),
+                   params_.get(prefix + "linear1.bias"),
+                   params_.get(prefix + "linear2.bias")};
 }
 
 model::norm_ptrs model::make_norm(const std::string& prefix) const {

@@ -62,6 +62,14 @@ class model {
   // Enqueue one forward pass: output() <- Transformer(src, tgt). No allocation, no host sync.
   void forward(cudaStream_t stream) const;
 
+  // cfg.backward only (train, fp32): after a forward(), enqueue the backward of
+  // L = sum(output() * grad_output()): every parameter's gradient into gradient(name), zeroed
+  // first, from the tensors the forward saved (model_backward.cpp). No allocation, no host sync.
+  void backward(cudaStream_t stream) const;
+  void fill_grad_output(std::uint64_t seed, cudaStream_t stream);                   // G in [-1, 1)
+  float* grad_output() const { return reinterpret_cast<float*>(grad_out_.get()); }  // [batch, tgt_len, d_model]
+  float* gradient(const std::string& name) const;  // device pointer, the shape of params().entry(name)
+
   const config& cfg() const { return cfg_; }
   parameters& params() { return params_; }
   const parameters& params() const { return params_; }
@@ -72,6 +80,7 @@ class model {
 
   // Bytes of the memory plan above, excluding the cuBLASLt workspace.
   static std::uint64_t planned_bytes(const config& cfg);
+  static std::uint64_t backward_bytes(const config& cfg);  // the part cfg.backward adds (model_backward.cpp)
 
  private:
   // One sub-layer's GEMM plans (bias pointers are baked into a cuBLASLt plan, so one per layer)
@@ -82,12 +91,16 @@ class model {
     lt_matmul out;                  // out_proj + bias + residual (beta = 1)
     const void* w_in;
     const void* w_out;
+    const void* b_in;  // the backward's bias gradients are found from these
+    const void* b_out;
   };
   struct ffn_block {
     lt_matmul up;    // linear1 + bias + ReLU -> scratch [M,F]
     lt_matmul down;  // linear2 + bias + residual
     const void* w_up;
     const void* w_down;
+    const void* b_up;
+    const void* b_down;
   };
   struct norm_ptrs {
     const void* gamma;
@@ -144,6 +157,27 @@ class model {
   void add_and_norm_chunk(const saved_block& sv, std::size_t tail, const void* x, const void* y, std::int64_t row0,
                           std::int64_t tokens, int layer, dropout_site site, cudaStream_t s) const;
 
+  // Backward (model_backward.cpp): GEMM plans by shape, the gradient arena (params' layout) and
+  // the activation-gradient buffers.
+  struct backward_state;
+  void allocate_backward();
+  float* grad_of(const void* param) const;
+  const lt_matmul& backward_gemm(bool weight_grad, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  void input_grad(const float* dy, const void* w, float* dx, std::int64_t m, std::int64_t n, std::int64_t k,
+                  bool accumulate, cudaStream_t s) const;
+  void weight_grad(const float* dy, const void* x, const void* w, const void* b, std::int64_t m, std::int64_t n,
+                   std::int64_t k, cudaStream_t s) const;
+  const float* norm_backward(const norm_ptrs& n, const void* in, const float* stats, const float* dy, float* dx,
+                             std::int64_t rows, cudaStream_t s) const;
+  const float* dropout_backward_of(const saved_block& sv, std::size_t tail, const float* dsum, std::int64_t n,
+                                   cudaStream_t s) const;
+  void self_attention_backward(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* x,
+                               int seq, int site_layer, const float* dy, float* dx, bool need_dx, cudaStream_t s) const;
+  void cross_attention_backward(const attention_block& a, const saved_block& sv, const norm_ptrs& n, const void* y,
+                                const void* memory, int site_layer, const float* dy, float* dx, cudaStream_t s) const;
+  void feed_forward_backward(const ffn_block& f, const saved_block& sv, const norm_ptrs& n, const void* x, int seq,
+                             const float* dy, float* dx, cudaStream_t s) const;
+
   const blaslt_context& lt_;
   config cfg_;
   int chunk_;  // sequences per sub-layer chunk, a divisor of the batch
@@ -155,6 +189,8 @@ class model {
   std::vector<encoder_saved> enc_saved_;  // train mode only
   std::vector<decoder_saved> dec_saved_;
   saved_block enc_norm_saved_, dec_norm_saved_;
+  device_buffer<std::byte> grads_, grad_out_;  // backward only
+  std::shared_ptr<backward_state> bw_;
 };
 
 }  // namespace cudabench::transformer

@@ -11,16 +11,12 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/transformer_memory/model.hpp"
+#include "workloads/transformer_memory/saved_index.hpp"
 
 namespace cudabench::transformer {
 namespace {
 
-// Indices into the saved lists (saved_tensors.hpp). The tail of every sub-layer is
-// mask, sum, stats, norm output, starting at `tail`.
-constexpr std::size_t sa_qkv = 0, sa_out = 1, sa_lse = 2, sa_proj_in = 3, sa_tail = 4;
-constexpr std::size_t ca_q = 0, ca_kv = 1, ca_out = 2, ca_lse = 3, ca_proj_in = 4, ca_tail = 5;
-constexpr std::size_t ff_relu = 0, ff_mask = 1, ff_drop = 2, ff_tail = 3;
-constexpr std::size_t tail_mask = 0, tail_sum = 1, tail_stats = 2, tail_out = 3;
+using namespace saved_index;  // NOLINT: the indices read as local names
 
 std::byte* advance(const void* p, std::int64_t elems, std::size_t eb) {
   return static_cast<std::byte*>(const_cast<void*>(p)) + static_cast<std::size_t>(elems) * eb;

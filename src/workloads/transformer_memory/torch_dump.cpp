@@ -72,6 +72,11 @@ void dump_for_torch(const model& m, const std::string& path, const std::string& 
   d.add("src", {b, c.src_len, dm}, download_floats(m.src(), static_cast<std::size_t>(c.src_tokens() * dm), c.dtype));
   d.add("tgt", {b, c.tgt_len, dm}, download_floats(m.tgt(), static_cast<std::size_t>(c.tgt_tokens() * dm), c.dtype));
   d.add("output", {b, c.tgt_len, dm}, download_floats(m.output(), m.output_elems(), c.dtype));
+  if (c.backward) {  // verify() ran the backward after the forward: G and every parameter's gradient
+    d.add("grad_output", {b, c.tgt_len, dm}, download_floats(m.grad_output(), m.output_elems(), c.dtype));
+    for (const auto& e : m.params().table())
+      d.add("grad." + e.name, e.shape, download_floats(m.gradient(e.name), e.numel, dtype::fp32));
+  }
   const bool masks = c.train() && c.dropout > 0;
   if (masks) {
     for (int i = 0; i < c.encoder_layers; ++i) add_masks(d, c, i, false);
@@ -95,6 +100,7 @@ void dump_for_torch(const model& m, const std::string& path, const std::string& 
       {"dropout_scale", fmt::format("{}", static_cast<float>(1.0 / (1.0 - c.dropout)))},
       {"dropout_seed", std::to_string(c.dropout_seed)},
       {"masks", masks ? "yes" : "no"},
+      {"backward", c.backward ? "yes" : "no"},
       {"attention", kernels::transformer_memory::attention_variant_name(c.effective_attention())},
   };
   write_safetensors(path, d.out, meta);

@@ -8,6 +8,9 @@
 //   "mask.<layer>.multihead_attn" [batch, heads, q, k] (SDPA's attention-probability dropout),
 //   "mask.<layer>.dropout1/2/3" [batch, seq, d_model] and "mask.<layer>.dropout" [batch, seq, ff];
 //   metadata: the shape, mode, dtype, dropout p, its float scale, the seed and the attention kernel.
+//   Rows with backward: true also hold "grad_output" (G, the output's shape) and "grad.<name>" for
+//   every parameter (F32): the gradients of sum(output * G) the row's backward computed
+//   (metadata "backward": "yes").
 // Host memory only, after the forward and outside the timed runs: the peak the harness measures
 // and the timed path are unchanged. Meant for small batches (the masks are B*H*S*S bytes a layer).
 #pragma once

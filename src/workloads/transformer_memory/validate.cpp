@@ -8,6 +8,7 @@
 
 #include "cudabench/gpu/cuda_check.hpp"
 #include "workloads/transformer_memory/reference.hpp"
+#include "workloads/transformer_memory/reference_backward.hpp"
 
 namespace cudabench::transformer {
 namespace {
@@ -22,6 +23,7 @@ host_snapshot snapshot(const model& m) {
     s.weights[e.name] = to_double(download_floats(m.params().get(e.name), e.numel, h));
   s.src = to_double(download_floats(m.src(), static_cast<std::size_t>(m.cfg().src_tokens()) * m.cfg().d_model, h));
   s.tgt = to_double(download_floats(m.tgt(), static_cast<std::size_t>(m.cfg().tgt_tokens()) * m.cfg().d_model, h));
+  if (m.cfg().backward) s.grad_out = to_double(download_floats(m.grad_output(), m.output_elems(), h));
   return s;
 }
 
@@ -88,6 +90,63 @@ validation_outcome check_finite(const model& m) {
   r.passed = nonfinite == 0 && max_abs > 0;
   r.message =
       fmt::format("full-size output: {} elements, {} non-finite, max |y| = {:.4g}", out.size(), nonfinite, max_abs);
+  return r;
+}
+
+validation_outcome compare_gradients(const model& m, const host_snapshot& snap, double tolerance) {
+  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
+  const reference_gradients ref = reference_backward(m.cfg(), snap.weights, snap.src, snap.tgt, snap.grad_out);
+  validation_outcome out;
+  out.tolerance = tolerance;
+  std::string worst_name;
+  std::size_t nonfinite = 0, elems = 0;
+  for (const auto& e : m.params().table()) {
+    const std::vector<float> got = download_floats(m.gradient(e.name), e.numel, dtype::fp32);
+    const std::vector<double>& r = ref.params.at(e.name);
+    double max_ref = 0, max_err = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (!std::isfinite(got[i])) ++nonfinite;
+      max_ref = std::max(max_ref, std::fabs(r[i]));
+      max_err = std::max(max_err, std::fabs(got[i] - r[i]));
+    }
+    elems += got.size();
+    // A tensor whose reference is all zero would divide by zero: its error is then absolute.
+    const double err = max_err / (max_ref > 0 ? max_ref : 1.0);
+    if (err >= out.max_rel_error) {
+      out.max_rel_error = err;
+      worst_name = e.name;
+    }
+  }
+  out.passed = nonfinite == 0 && out.max_rel_error <= tolerance;
+  out.message = fmt::format(
+      "gradients vs CPU double reference backward: {} tensors, {} elements, worst max|got-ref|/max|ref| = {:.3g} "
+      "({}), {} non-finite, tol {:.1g}",
+      m.params().table().size(), elems, out.max_rel_error, worst_name, nonfinite, tolerance);
+  if (nonfinite != 0) out.max_rel_error = INFINITY;
+  return out;
+}
+
+// fp32 GEMMs (no TF32), float softmax recomputation and atomic column sums vs double: the
+// validation model's sums run over at most 300 rows and 256 columns, so float rounding leaves
+// ~1e-5 of a tensor's largest gradient after eight LayerNorm backwards; 1e-3 keeps a margin of
+// ~100 while a wrong formula (a dropped mask, the 1/(1-p) scale, a missing mean term) moves a
+// tensor by 1e-2 of its scale or more.
+double gradient_tolerance() { return 1e-3; }
+
+validation_outcome check_gradients_finite(const model& m) {
+  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
+  std::size_t nonfinite = 0, n = 0;
+  double max_abs = 0;
+  for (const auto& e : m.params().table()) {
+    for (float v : download_floats(m.gradient(e.name), e.numel, dtype::fp32)) {
+      if (!std::isfinite(v)) ++nonfinite;
+      else max_abs = std::max(max_abs, static_cast<double>(std::fabs(v)));
+    }
+    n += e.numel;
+  }
+  validation_outcome r;
+  r.passed = nonfinite == 0 && max_abs > 0;
+  r.message = fmt::format("full-size gradients: {} elements, {} non-finite, max |g| = {:.4g}", n, nonfinite, max_abs);
   return r;
 }
 

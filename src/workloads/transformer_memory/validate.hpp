@@ -16,6 +16,7 @@ namespace cudabench::transformer {
 struct host_snapshot {
   std::map<std::string, std::vector<double>> weights;
   std::vector<double> src, tgt;
+  std::vector<double> grad_out;  // G, for a model built with cfg.backward (empty otherwise)
 };
 
 host_snapshot snapshot(const model& m);
@@ -36,5 +37,15 @@ double validation_tolerance(dtype type);
 
 // Every output element finite; max |output| reported in the message.
 validation_outcome check_finite(const model& m);
+
+// After m.forward() and m.backward() (cfg.backward): every parameter's gradient against
+// reference_backward(snapshot). Runs nothing on the GPU (a test can corrupt a gradient first).
+// The error of a tensor is max |got - ref| / max |ref| over that tensor: gradients have no O(1)
+// scale as the outputs have, and within one tensor they share one.
+validation_outcome compare_gradients(const model& m, const host_snapshot& snap, double tolerance);
+// fp32 vs double, see validate.cpp for the margin.
+double gradient_tolerance();
+// Every gradient element finite, and not all zero (full-size model; no reference at that size).
+validation_outcome check_gradients_finite(const model& m);
 
 }  // namespace cudabench::transformer

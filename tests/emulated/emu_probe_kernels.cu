@@ -1,0 +1,68 @@
+// Small kernels that exercise what the kernel emulator (kernel_emu.hpp) provides: thread and block
+// coordinates in three dimensions, __shared__ memory with __syncthreads, the shared warp
+// reductions of kernels/common/reduce.cuh, threads that return early, and atomicAdd. Compiled only
+// through the emulator (test_kernel_emu.cpp checks the results against host arithmetic).
+#include "emu_probe_kernels.cuh"
+
+#include "kernels/common/reduce.cuh"
+
+namespace cudabench::emu_probe {
+namespace {
+
+__global__ void coordinates_kernel(int* out) {
+  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const int bid = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const int threads = blockDim.x * blockDim.y * blockDim.z;
+  out[bid * threads + tid] =
+      ((blockIdx.z * 16 + blockIdx.y) * 16 + blockIdx.x) * 4096 + (threadIdx.z * 16 + threadIdx.y) * 16 + threadIdx.x;
+}
+
+// Each block reverses its slice through shared memory: every thread reads what another wrote.
+__global__ void reverse_kernel(const float* in, float* out) {
+  __shared__ float tile[256];
+  const int base = blockIdx.x * blockDim.x;
+  tile[threadIdx.x] = in[base + threadIdx.x];
+  __syncthreads();
+  out[base + threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}
+
+__global__ void warp_sums_kernel(const float* in, float* sums, float* maxima) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float s = kernels::warp_sum(in[i]), m = kernels::warp_max(in[i]);
+  if (threadIdx.x % 32 == 0) {
+    sums[i / 32] = s;
+    maxima[i / 32] = m;
+  }
+}
+
+// Threads past `n` leave at once; the rest still meet at the barrier (exited threads do not
+// count, as on sm_70 and later) and sum their block through shared memory.
+__global__ void ragged_block_sum_kernel(const float* in, int n, float* out) {
+  __shared__ float part[128];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  part[threadIdx.x] = in[i];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int live = min(static_cast<int>(blockDim.x), n - static_cast<int>(blockIdx.x * blockDim.x));
+    float s = 0.f;
+    for (int k = 0; k < live; ++k) s += part[k];
+    out[blockIdx.x] = s;
+  }
+}
+
+__global__ void atomic_count_kernel(float* total) { atomicAdd(total, 1.f); }
+
+}  // namespace
+
+void coordinates(int* out, dim3 grid, dim3 block) { coordinates_kernel<<<grid, block>>>(out); }
+void reverse(const float* in, float* out, int blocks) { reverse_kernel<<<blocks, 256>>>(in, out); }
+void warp_sums(const float* in, float* sums, float* maxima, int blocks) {
+  warp_sums_kernel<<<blocks, 96, 0, nullptr>>>(in, sums, maxima);
+}
+void ragged_block_sum(const float* in, int n, float* out) {
+  ragged_block_sum_kernel<<<(n + 127) / 128, 128>>>(in, n, out);
+}
+void atomic_count(float* total, int blocks, int threads) { atomic_count_kernel<<<blocks, threads>>>(total); }
+
+}  // namespace cudabench::emu_probe

@@ -1,0 +1,42 @@
+// The CUDA runtime calls transformer_memory's model makes, on the host: "device" memory is host
+// memory, copies are memmove, streams are ignored (everything is synchronous). Part of the
+// emulated test (test_transformer_backward_emulated.cpp); this target links no cudart.
+#include <cstdlib>
+#include <cstring>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+extern "C" {
+cudaError_t cudaMalloc(void** p, size_t n) {
+  *p = std::calloc(1, n ? n : 1);
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t cudaPeekAtLastError(void) { return cudaSuccess; }
+const char* cudaGetErrorString(cudaError_t) { return "emulated CUDA error"; }
+const char* cudaGetErrorName(cudaError_t) { return "emulated CUDA error"; }
+cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) {
+  std::memmove(d, s, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind, cudaStream_t) {
+  std::memmove(d, s, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* d, int v, size_t n, cudaStream_t) {
+  std::memset(d, v, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemset(void* d, int v, size_t n) {
+  std::memset(d, v, n);
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+const char* cublasGetStatusName(cublasStatus_t) { return "emulated cuBLAS status"; }
+}
