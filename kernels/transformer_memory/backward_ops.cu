@@ -1,5 +1,5 @@
 // See backward_ops.cuh. Grid-stride loops; LayerNorm's dx one warp per row as train_ops.cu; the
-// column reductions one thread per column over a chunk of rows (coalesced across the warp).
+// column reductions one block per 32 columns (below).
 #include "kernels/transformer_memory/backward_ops.cuh"
 
 #include <algorithm>
@@ -13,7 +13,6 @@ namespace {
 
 constexpr int threads = 256;
 constexpr int warps_per_block = 8;
-constexpr int rows_per_chunk = 128;  // column reductions: rows one thread sums before its atomicAdd
 
 unsigned blocks_for(std::int64_t n) {
   return static_cast<unsigned>(std::min<std::int64_t>((n + threads - 1) / threads, 65536));
@@ -39,33 +38,56 @@ __global__ void layernorm_dx_kernel(const float* __restrict__ in, const float* _
   for (int c = lane; c < cols; c += 32) dx[row * cols + c] = rs * (g[c] * gamma[c] - m1 - (x[c] - mu) * rs * m2);
 }
 
-// grid (ceil(cols / 256), ceil(rows / rows_per_chunk)).
-__global__ void layernorm_dparams_kernel(const float* __restrict__ in, const float* __restrict__ dy,
-                                         const float* __restrict__ mean, const float* __restrict__ rstd,
-                                         float* __restrict__ dgamma, float* __restrict__ dbeta, std::int64_t rows,
-                                         int cols) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cols) return;
-  const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.y) * rows_per_chunk;
-  const std::int64_t r1 = min(rows, r0 + rows_per_chunk);
+// Column sums (the LayerNorm's dgamma/dbeta and the linear layers' bias gradients), deterministic:
+// no atomics, every sum in one fixed order, so these sums agree bit for bit between runs.
+// grid (ceil(cols / 32)), block (32, 32): thread (x, y) sums rows y, y + 32, ... of column x of its
+// tile, then row lane 0 adds the 32 partial sums in order and adds the total onto the output (the
+// gradients accumulate over the calls of one backward, which run in stream order).
+constexpr int col_tile = 32;
+constexpr int row_lanes = 32;
+
+__global__ void __launch_bounds__(col_tile* row_lanes)
+    layernorm_dparams_kernel(const float* __restrict__ in, const float* __restrict__ dy,
+                             const float* __restrict__ mean, const float* __restrict__ rstd,
+                             float* __restrict__ dgamma, float* __restrict__ dbeta, std::int64_t rows, int cols) {
+  __shared__ float part_g[row_lanes][col_tile + 1];
+  __shared__ float part_b[row_lanes][col_tile + 1];
+  const int c = blockIdx.x * col_tile + threadIdx.x;
   float sg = 0.f, sb = 0.f;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const float g = dy[r * cols + c];
-    sg += g * (in[r * cols + c] - mean[r]) * rstd[r];
-    sb += g;
+  if (c < cols)
+    for (std::int64_t r = threadIdx.y; r < rows; r += row_lanes) {
+      const float g = dy[r * cols + c];
+      sg += g * (in[r * cols + c] - mean[r]) * rstd[r];
+      sb += g;
+    }
+  part_g[threadIdx.y][threadIdx.x] = sg;
+  part_b[threadIdx.y][threadIdx.x] = sb;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < cols) {
+    float tg = 0.f, tb = 0.f;
+    for (int k = 0; k < row_lanes; ++k) {
+      tg += part_g[k][threadIdx.x];
+      tb += part_b[k][threadIdx.x];
+    }
+    dgamma[c] += tg;
+    dbeta[c] += tb;
   }
-  atomicAdd(dgamma + c, sg);
-  atomicAdd(dbeta + c, sb);
 }
 
-__global__ void column_sums_kernel(const float* __restrict__ dy, std::int64_t rows, int cols, float* __restrict__ out) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cols) return;
-  const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.y) * rows_per_chunk;
-  const std::int64_t r1 = min(rows, r0 + rows_per_chunk);
+__global__ void __launch_bounds__(col_tile* row_lanes)
+    column_sums_kernel(const float* __restrict__ dy, std::int64_t rows, int cols, float* __restrict__ out) {
+  __shared__ float part[row_lanes][col_tile + 1];
+  const int c = blockIdx.x * col_tile + threadIdx.x;
   float s = 0.f;
-  for (std::int64_t r = r0; r < r1; ++r) s += dy[r * cols + c];
-  atomicAdd(out + c, s);
+  if (c < cols)
+    for (std::int64_t r = threadIdx.y; r < rows; r += row_lanes) s += dy[r * cols + c];
+  part[threadIdx.y][threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < cols) {
+    float t = 0.f;
+    for (int k = 0; k < row_lanes; ++k) t += part[k][threadIdx.x];
+    out[c] += t;
+  }
 }
 
 __global__ void dropout_backward_kernel(const float* __restrict__ dy, const std::uint8_t* __restrict__ mask,
@@ -84,11 +106,8 @@ __global__ void relu_dropout_backward_kernel(float* __restrict__ dh, const float
   }
 }
 
-dim3 column_grid(std::int64_t rows, int cols) {
-  const std::int64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
-  if (chunks > 65535) throw std::invalid_argument("column reduction: too many rows");
-  return dim3(static_cast<unsigned>((cols + threads - 1) / threads), static_cast<unsigned>(chunks));
-}
+dim3 column_grid(int cols) { return dim3(static_cast<unsigned>((cols + col_tile - 1) / col_tile)); }
+const dim3 column_block(col_tile, row_lanes);
 
 }  // namespace
 
@@ -100,7 +119,7 @@ void layernorm_backward(const float* in, const float* dy, const float* gamma, co
   layernorm_dx_kernel<<<static_cast<unsigned>(blocks), warps_per_block * 32, 0, stream>>>(in, dy, gamma, mean, rstd, dx,
                                                                                           rows, cols);
   CUDABENCH_CHECK_LAUNCH();
-  layernorm_dparams_kernel<<<column_grid(rows, cols), threads, 0, stream>>>(in, dy, mean, rstd, dgamma, dbeta, rows,
+  layernorm_dparams_kernel<<<column_grid(cols), column_block, 0, stream>>>(in, dy, mean, rstd, dgamma, dbeta, rows,
                                                                             cols);
   CUDABENCH_CHECK_LAUNCH();
 }
@@ -125,7 +144,7 @@ void relu_dropout_backward(float* dh, const float* relu_out, const std::uint8_t*
 
 void column_sums(const float* dy, std::int64_t rows, int cols, float* out, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;
-  column_sums_kernel<<<column_grid(rows, cols), threads, 0, stream>>>(dy, rows, cols, out);
+  column_sums_kernel<<<column_grid(cols), column_block, 0, stream>>>(dy, rows, cols, out);
   CUDABENCH_CHECK_LAUNCH();
 }
 
