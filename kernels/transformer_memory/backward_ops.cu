@@ -47,9 +47,9 @@ constexpr int col_tile = 32;
 constexpr int row_lanes = 32;
 
 __global__ void __launch_bounds__(col_tile* row_lanes)
-    layernorm_dparams_kernel(const float* __restrict__ in, const float* __restrict__ dy,
-                             const float* __restrict__ mean, const float* __restrict__ rstd,
-                             float* __restrict__ dgamma, float* __restrict__ dbeta, std::int64_t rows, int cols) {
+    layernorm_dparams_kernel(const float* __restrict__ in, const float* __restrict__ dy, const float* __restrict__ mean,
+                             const float* __restrict__ rstd, float* __restrict__ dgamma, float* __restrict__ dbeta,
+                             std::int64_t rows, int cols) {
   __shared__ float part_g[row_lanes][col_tile + 1];
   __shared__ float part_b[row_lanes][col_tile + 1];
   const int c = blockIdx.x * col_tile + threadIdx.x;
@@ -120,7 +120,7 @@ void layernorm_backward(const float* in, const float* dy, const float* gamma, co
                                                                                           rows, cols);
   CUDABENCH_CHECK_LAUNCH();
   layernorm_dparams_kernel<<<column_grid(cols), column_block, 0, stream>>>(in, dy, mean, rstd, dgamma, dbeta, rows,
-                                                                            cols);
+                                                                           cols);
   CUDABENCH_CHECK_LAUNCH();
 }
 

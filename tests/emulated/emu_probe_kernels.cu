@@ -53,6 +53,15 @@ __global__ void ragged_block_sum_kernel(const float* in, int n, float* out) {
 
 __global__ void atomic_count_kernel(float* total) { atomicAdd(total, 1.f); }
 
+// A bug on purpose: each thread reads its right neighbour's shared value with no barrier between
+// the write and the read. On a GPU the result depends on warp timing; in the emulator it depends on
+// the order its threads run in, so one of the two orders ctest runs must get it wrong.
+__global__ void missing_barrier_kernel(const int* in, int* out) {
+  __shared__ int tile[64];
+  tile[threadIdx.x] = in[threadIdx.x];
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % 64];
+}
+
 }  // namespace
 
 void coordinates(int* out, dim3 grid, dim3 block) { coordinates_kernel<<<grid, block>>>(out); }
@@ -64,5 +73,6 @@ void ragged_block_sum(const float* in, int n, float* out) {
   ragged_block_sum_kernel<<<(n + 127) / 128, 128>>>(in, n, out);
 }
 void atomic_count(float* total, int blocks, int threads) { atomic_count_kernel<<<blocks, threads>>>(total); }
+void missing_barrier(const int* in, int* out) { missing_barrier_kernel<<<1, 64>>>(in, out); }
 
 }  // namespace cudabench::emu_probe

@@ -9,5 +9,6 @@ void reverse(const float* in, float* out, int blocks);  // each 256-element slic
 void warp_sums(const float* in, float* sums, float* maxima, int blocks);  // 96-thread blocks: 3 warps each
 void ragged_block_sum(const float* in, int n, float* out);                // sums of 128-element slices, the last short
 void atomic_count(float* total, int blocks, int threads);                 // adds 1 per thread
+void missing_barrier(const int* in, int* out);  // 64 threads, out[t] = in[t + 1 mod 64], but racy
 
 }  // namespace cudabench::emu_probe

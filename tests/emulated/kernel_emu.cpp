@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <ucontext.h>
@@ -69,6 +70,18 @@ void wait_as(state s) {
   swapcontext(&f.context, &r.scheduler);
 }
 
+// The order fibers run in between barriers: ascending thread index, or descending when
+// CUDA_EMU_ORDER=reverse (ctest runs every emulated test both ways). A kernel that reads what
+// another thread writes without a barrier between works in one of the two orders only, so one of
+// the two runs catches it.
+bool reverse_order() {
+  static const bool reverse = [] {
+    const char* v = std::getenv("CUDA_EMU_ORDER");
+    return v && std::string(v) == "reverse";
+  }();
+  return reverse;
+}
+
 // Runs every runnable fiber until it waits or returns, then releases the barriers whose every live
 // participant waits; repeats until all have returned. A block stuck with waiters and nothing to
 // release (threads of one warp at different barriers) is a bug in the kernel: said, and aborted.
@@ -76,7 +89,8 @@ void schedule(block_run& r) {
   const int n = static_cast<int>(r.fibers.size());
   for (;;) {
     bool ran = false;
-    for (int t = 0; t < n; ++t) {
+    for (int i = 0; i < n; ++i) {
+      const int t = reverse_order() ? n - 1 - i : i;
       fiber& f = r.fibers[static_cast<std::size_t>(t)];
       if (f.st != state::runnable) continue;
       r.current = t;

@@ -1,7 +1,9 @@
 // The kernel emulator runs CUDA's execution model faithfully enough for the kernels it is given:
 // coordinates, shared memory and barriers, warp shuffles, early exits, atomics (the probe kernels
 // in emu_probe_kernels.cu against host arithmetic).
+#include <cstdlib>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -64,6 +66,20 @@ TEST(KernelEmulator, AtomicAddCountsEveryThread) {
   float total = 0.f;
   emu_probe::atomic_count(&total, 5, 200);
   EXPECT_EQ(total, 1000.f);
+}
+
+// The reason ctest runs every emulated test in both orders: a read of another thread's shared
+// write without a barrier gets the wrong value in (at least) one of them. Ascending, every thread
+// but the last reads its neighbour's slot before the neighbour has run; descending, each reads a
+// value already written but thread 63, which reads slot 0 before thread 0 has run.
+TEST(KernelEmulator, AMissingBarrierIsWrongInOneOrder) {
+  std::vector<int> in(64), out(64, -1);
+  std::iota(in.begin(), in.end(), 1000);
+  emu_probe::missing_barrier(in.data(), out.data());
+  int right = 0;
+  for (int t = 0; t < 64; ++t) right += out[t] == in[(t + 1) % 64];
+  const char* order = std::getenv("CUDA_EMU_ORDER");
+  EXPECT_EQ(right, order && std::string(order) == "reverse" ? 63 : 1);
 }
 
 }  // namespace
