@@ -7,6 +7,10 @@ default for matmul) or fp16.
     torch.cuda.max_memory_allocated() after it, so the peak holds everything autograd saved for the
     backward (docs/transformer-train-memory.md); then that forward timed. A row's mem_limit caps
     the process with torch.cuda.set_per_process_memory_fraction, as the seed's 24 GB card did.
+    With backward: true (train, fp32), as cudabench: out.backward(G) after the forward, G a fixed
+    upstream gradient uniform in [-1, 1); the peak spans one forward + backward (the parameters'
+    .grad tensors included, allocated by that backward and kept), and a timed run is
+    zero_grad(set_to_none=False) + forward + backward.
 
 peak_memory_mb is torch.cuda.max_memory_allocated() over model creation and the timed forwards,
 relative to what was allocated before, *including the weights and the src/tgt inputs* -- cudabench
@@ -92,34 +96,51 @@ def run_train(params, settings):
     cap = _cap(params)
     if cap is not None:
         torch.cuda.set_per_process_memory_fraction(cap)
+    backward = bool(params.get("backward", False))
     base = torch.cuda.memory_allocated()
-    model = src = tgt = out = None
+    model = src = tgt = out = grad_out = None
     try:
         model = _model(params, dtype, train=True)
         gen = torch.Generator(device="cuda").manual_seed(0x5eed)
         src = torch.rand(batch, seq, 512, device="cuda", dtype=dtype, generator=gen) * 2 - 1
         tgt = torch.rand(batch, seq, 512, device="cuda", dtype=dtype, generator=gen) * 2 - 1
+        grad_out = None
+        if backward:
+            grad_out = torch.rand(batch, seq, 512, device="cuda", dtype=dtype, generator=gen) * 2 - 1
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         out = model(src, tgt)  # autograd on: the graph and its saved tensors stay until `out` goes
+        if backward:
+            out.backward(grad_out)
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated() - base
         finite = bool(torch.isfinite(out).all())
+        if backward:
+            finite = finite and all(bool(torch.isfinite(p.grad).all()) for p in model.parameters())
         out = None
-        samples = time_per_run_ms(lambda: model(src, tgt), settings)
+
+        def step():
+            if backward:
+                model.zero_grad(set_to_none=False)
+                model(src, tgt).backward(grad_out)
+            else:
+                model(src, tgt)
+
+        samples = time_per_run_ms(step, settings)
         torch.cuda.synchronize()
     except torch.cuda.OutOfMemoryError as e:
         return {"status": "oom", "message": str(e).splitlines()[0], "metrics": {}}
     finally:
-        del model, src, tgt, out
+        del model, src, tgt, out, grad_out
         if cap is not None:
             torch.cuda.set_per_process_memory_fraction(1.0)
         torch.cuda.empty_cache()
     if not finite:
-        return {"status": "failed_validation", "message": "non-finite output", "metrics": {}}
+        return {"status": "failed_validation", "message": "non-finite output or gradient", "metrics": {}}
+    what = "one forward + out.backward(G)" if backward else "one forward"
     return {
         "status": "ok",
-        "message": "torch.nn.Transformer train mode, autograd on (no no_grad), TF32 off; peak after one forward, "
+        "message": f"torch.nn.Transformer train mode, autograd on (no no_grad), TF32 off; peak after {what}, "
                    "includes weights and inputs",
         "metrics": {
             "peak_memory_mb": {"unit": "MiB", "better": "lower", "samples": [peak / 1048576.0]},

@@ -69,8 +69,10 @@ TEST(CliRules, ListKindsStatesTheRules) {
 }
 
 TEST(CliRules, ShippedSuitesStillValidate) {
-  const auto r = run_cudabench(std::string("validate ") + CUDABENCH_CONFIG_DIR + "/quick.json " + CUDABENCH_CONFIG_DIR +
-                               "/full.json " + CUDABENCH_CONFIG_DIR + "/sanitize.json");
+  std::string files;
+  for (const char* suite : {"quick", "full", "sanitize", "train-backward", "llm-profile"})
+    files += std::string(" ") + CUDABENCH_CONFIG_DIR + "/" + suite + ".json";
+  const auto r = run_cudabench("validate" + files);
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
