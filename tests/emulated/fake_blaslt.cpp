@@ -1,6 +1,7 @@
 // lt_matmul on the host, for the emulated test: column-major D = alpha op(A) op(B) + beta C (+ bias
 // per row of D) (+ ReLU), as blaslt.hpp documents it; fp32 storage, double accumulation. The
 // epilogue and bias live behind op_ (an opaque pointer in the header, unused here otherwise).
+#include <stdexcept>
 #include <vector>
 
 #include "cudabench/gpu/blaslt.hpp"
@@ -14,22 +15,6 @@ struct info {
 blaslt_context::blaslt_context(std::size_t) {}
 blaslt_context::~blaslt_context() {}
 gemm_types gemm_types_of(dtype) { return gemm_types{}; }
-gemm_shape linear_shape(std::int64_t M, std::int64_t N, std::int64_t K, int batch) {
-  gemm_shape s;
-  s.trans_a = CUBLAS_OP_T;
-  s.trans_b = CUBLAS_OP_N;
-  s.m = N;
-  s.n = M;
-  s.k = K;
-  s.lda = K;
-  s.ldb = K;
-  s.ldc = N;
-  s.batch = batch;
-  s.stride_a = N * K;
-  s.stride_b = M * K;
-  s.stride_c = M * N;
-  return s;
-}
 lt_matmul::lt_matmul(const blaslt_context& ctx, const gemm_shape& s, const gemm_types&, gemm_epilogue e,
                      const void* bias, cudaDataType_t)
     : ctx_(&ctx), shape_(s) {
@@ -40,6 +25,7 @@ lt_matmul::lt_matmul(lt_matmul&& o) noexcept : ctx_(o.ctx_), shape_(o.shape_), o
 void lt_matmul::run(const void* alpha, const void* a, const void* b, const void* beta, const void* c, void* d,
                     cudaStream_t) const {
   const gemm_shape& s = shape_;
+  if (s.batch > 1) throw std::logic_error("fake lt_matmul: batched GEMMs are not emulated");
   const info& in = *reinterpret_cast<const info*>(op_);
   const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
   const float* A = static_cast<const float*>(a);
@@ -67,9 +53,5 @@ void lt_matmul::run(const void* alpha, const void* a, const void* b, const void*
 void lt_matmul::run(const void* a, const void* b, void* d, cudaStream_t st) const {
   const float one = 1, zero = 0;
   run(&one, a, b, &zero, d, d, st);
-}
-lt_matmul make_linear(const blaslt_context& ctx, std::int64_t M, std::int64_t N, std::int64_t K, const gemm_types& t,
-                      gemm_epilogue e, const void* bias, cudaDataType_t bt) {
-  return lt_matmul(ctx, linear_shape(M, N, K), t, e, bias, bt);
 }
 }  // namespace cudabench
