@@ -31,7 +31,7 @@ class programmatic_launch_scope {
 
 }  // namespace cudabench::kernels::llm_decode
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(CUDABENCH_KERNEL_EMULATOR)
 #include <cstddef>
 #include <utility>
 
@@ -57,6 +57,9 @@ __device__ __forceinline__ void pdl_trigger() {
 // checks the launch.
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, Args&&... args) {
+#ifdef CUDABENCH_KERNEL_EMULATOR  // the CPU emulator (tests/emulated): one launch path, no PDL to emulate
+  ::cuda_emu::launcher(grid, block, smem, stream).run(kernel, std::forward<Args>(args)...);
+#else
   if (programmatic_launch()) {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
@@ -73,6 +76,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t smem, 
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
   }
   CUDABENCH_CHECK_LAUNCH();
+#endif
 }
 
 }  // namespace cudabench::kernels::llm_decode

@@ -2,6 +2,7 @@
 // fp32 math, transformers' rounding points.
 #include "kernels/llm_decode/swiglu.cuh"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -37,8 +38,8 @@ __global__ void swiglu_kernel(const T* gu, int rows, int n, T* act) {
 template <class T, class L>
 void launch_packs(const T* gu, int rows, int n, T* act, cudaStream_t stream) {
   const std::size_t total = static_cast<std::size_t>(rows) * (n / (sizeof(L) / sizeof(T)));
-  const std::size_t blocks = (total + 255) / 256;
-  swiglu_kernel<T, L><<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(gu, rows, n, act);
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((total + 255) / 256, 4096));  // grid-stride
+  swiglu_kernel<T, L><<<blocks, 256, 0, stream>>>(gu, rows, n, act);
 }
 
 }  // namespace

@@ -14,6 +14,10 @@
 // model subtleties (compute-sanitizer on the GPU box does); a kernel that relies on lockstep
 // execution without __syncwarp works here by accident of the barrier placement only.
 #pragma once
+// Kernel sources with a launch helper of their own (kernels/llm_decode/launch.cuh) route it through
+// the emulator when this is defined.
+#define CUDABENCH_KERNEL_EMULATOR 1
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -117,11 +121,23 @@ inline float atomicAdd(float* p, float v) {
   return expected;
 }
 
+inline float __uint_as_float(unsigned u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline unsigned __float_as_uint(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
 inline float rsqrtf(float x) { return 1.f / std::sqrt(x); }
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __saturatef(float x) { return std::min(1.f, std::max(0.f, x)); }
 [[noreturn]] inline void __trap() { std::abort(); }
+using std::isinf;
+using std::isnan;
 using std::max;
 using std::min;

@@ -1,5 +1,7 @@
-// The kernels in kernels/llm_decode/ one by one against CPU double-precision references at small sizes
-// (plus the GEMV at Llama-2-7B's row lengths), fp16. Each test prints its largest difference.
+// The GEMV and attention kernels of kernels/llm_decode/ against CPU double-precision references at
+// small sizes (plus the GEMV at Llama-2-7B's row lengths), fp16. Each test prints its largest
+// difference. The small kernels (RMSNorm, RoPE + KV append, SwiGLU, argmax) are in
+// test_llm_small_kernels.cpp, which also runs on the CPU through the kernel emulator.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,75 +18,20 @@
 #include "gpu_test_fixture.hpp"
 #include "half_values.hpp"
 #include "kernels/common/random_fill.cuh"
-#include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"
 #include "kernels/llm_decode/attention_prefill.cuh"
 #include "kernels/llm_decode/attention_prefill_mma.cuh"
 #include "kernels/llm_decode/gemv.cuh"
-#include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
-#include "kernels/llm_decode/swiglu.cuh"
+#include "llm_test_helpers.hpp"
 
 using namespace cudabench;
 namespace k = cudabench::kernels::llm_decode;
+using namespace cudabench::llm_test;
 
 namespace {
 
 #define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
-
-double rh(double v) { return __half2float(__float2half_rn(static_cast<float>(v))); }  // round through fp16
-
-// Seeded host values, already representable in fp16.
-std::vector<float> random_values(std::size_t n, std::uint64_t seed, float lo, float hi) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(rh(kernels::uniform_at(seed, i, lo, hi)));
-  return v;
-}
-
-device_buffer<__half> upload_half(const std::vector<float>& v) {
-  std::vector<__half> h(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) h[i] = __float2half_rn(v[i]);
-  device_buffer<__half> d(v.size());
-  CUDABENCH_CHECK_CUDA(cudaMemcpy(d.get(), h.data(), h.size() * 2, cudaMemcpyHostToDevice));
-  return d;
-}
-
-std::vector<float> download_half(const __half* p, std::size_t n) {
-  std::vector<__half> h(n);
-  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
-  CUDABENCH_CHECK_CUDA(cudaMemcpy(h.data(), p, n * 2, cudaMemcpyDeviceToHost));
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = __half2float(h[i]);
-  return v;
-}
-
-template <class T>
-device_buffer<T> upload(const std::vector<T>& v) {
-  device_buffer<T> d(v.size());
-  CUDABENCH_CHECK_CUDA(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T>
-std::vector<T> download(const T* p, std::size_t n) {
-  std::vector<T> v(n);
-  CUDABENCH_CHECK_CUDA(cudaDeviceSynchronize());
-  CUDABENCH_CHECK_CUDA(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return v;
-}
-
-// max |got - want| / max |want|
-double rel_error(const std::vector<float>& got, const std::vector<double>& want) {
-  double scale = 0, worst = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::abs(want[i]));
-    const double d = std::abs(got[i] - want[i]);
-    if (!(d <= worst)) worst = d;
-  }
-  return worst / std::max(scale, 1e-30);
-}
-
-double silu(double x) { return x / (1 + std::exp(-x)); }
 
 struct gemv_case {
   int n, k;
@@ -176,99 +123,6 @@ TEST(LlmKernels, GemvAtLlama7bRowLengths) {
   run_gemv_case({100, 4096, k::gemv_input::rmsnorm, k::gemv_output::swiglu});        // gate/up
   run_gemv_case({100, 11008, k::gemv_input::vector, k::gemv_output::add_residual});  // down_proj
   run_gemv_case({4096, 4096, k::gemv_input::vector, k::gemv_output::add_residual});  // o_proj, full size
-}
-
-TEST(LlmKernels, ResidualRmsnorm) {
-  REQUIRE_GPU();
-  const int rows = 3, hidden = 300;
-  const auto h = random_values(rows * hidden, 21, -2, 2), d = random_values(rows * hidden, 22, -1, 1);
-  const auto w = random_values(hidden, 23, 0.5f, 1.5f);
-  auto dh = upload_half(h), dd = upload_half(d), dw = upload_half(w);
-  device_buffer<__half> out(rows * hidden);
-  k::residual_rmsnorm<__half>(dh.get(), dd.get(), dw.get(), 1e-5f, rows, hidden, out.get(), nullptr);
-  std::vector<double> want_h(rows * hidden), want_out(rows * hidden);
-  for (int r = 0; r < rows; ++r) {
-    double ss = 0;
-    for (int i = 0; i < hidden; ++i) {
-      want_h[r * hidden + i] = rh(h[r * hidden + i] + d[r * hidden + i]);
-      ss += want_h[r * hidden + i] * want_h[r * hidden + i];
-    }
-    const double rstd = 1 / std::sqrt(ss / hidden + 1e-5);
-    for (int i = 0; i < hidden; ++i) want_out[r * hidden + i] = w[i] * rh(want_h[r * hidden + i] * rstd);
-  }
-  const double eh = rel_error(download_half(dh.get(), rows * hidden), want_h);
-  const double eo = rel_error(download_half(out.get(), rows * hidden), want_out);
-  std::printf("residual_rmsnorm: h max rel error %.3g, out %.3g\n", eh, eo);
-  EXPECT_LT(eh, 1e-6);
-  EXPECT_LT(eo, 2e-3);
-}
-
-TEST(LlmKernels, RopeAndKvAppend) {
-  REQUIRE_GPU();
-  // A small shape (one block per token), a grouped-query one and Llama-2-7B's heads (several
-  // blocks per token share the rotations: 20 and 32 slices).
-  struct heads {
-    int nh, nkv, hd;
-  };
-  for (const heads shape : {heads{4, 2, 16}, heads{32, 8, 128}, heads{32, 32, 128}}) {
-    const int nh = shape.nh, nkv = shape.nkv, hd = shape.hd, rows = 3, max_len = 10;
-    const int stride = (nh + 2 * nkv) * hd;
-    const auto qkv = random_values(rows * stride, 31, -2, 2);
-    for (int decode = 0; decode < 2; ++decode) {
-      auto dqkv = upload_half(qkv);
-      device_buffer<__half> kc(nkv * max_len * hd), vc(nkv * max_len * hd);
-      CUDABENCH_CHECK_CUDA(cudaMemset(kc.get(), 0, kc.bytes()));
-      CUDABENCH_CHECK_CUDA(cudaMemset(vc.get(), 0, vc.bytes()));
-      auto dpos = upload(std::vector<int>{7});
-      k::rope_kv_shape s;
-      s.rows = decode ? 1 : rows;
-      s.qkv_stride = stride;
-      s.num_heads = nh;
-      s.num_kv_heads = nkv;
-      s.head_dim = hd;
-      s.max_len = max_len;
-      const std::vector<__half> table = k::make_rope_table<__half>(max_len, hd, 10000.0);
-      device_buffer<__half> dtable(table.size());
-      CUDABENCH_CHECK_CUDA(cudaMemcpy(dtable.get(), table.data(), dtable.bytes(), cudaMemcpyHostToDevice));
-      k::rope_kv_append<__half>(dqkv.get(), s, dtable.get(), decode ? dpos.get() : nullptr, kc.get(), vc.get(),
-                                nullptr);
-      const auto got_qkv = download_half(dqkv.get(), rows * stride);
-      const auto got_k = download_half(kc.get(), nkv * max_len * hd);
-      const auto got_v = download_half(vc.get(), nkv * max_len * hd);
-      double worst = 0;
-      for (int r = 0; r < s.rows; ++r) {
-        const int p = decode ? 7 : r;
-        for (int head = 0; head < nh + nkv; ++head)
-          for (int i = 0; i < hd / 2; ++i) {
-            const double ang = p * std::pow(10000.0, -2.0 * i / hd);
-            const double x1 = qkv[r * stride + head * hd + i], x2 = qkv[r * stride + head * hd + i + hd / 2];
-            const double o1 = x1 * std::cos(ang) - x2 * std::sin(ang), o2 = x2 * std::cos(ang) + x1 * std::sin(ang);
-            double g1, g2;
-            if (head < nh) {
-              g1 = got_qkv[r * stride + head * hd + i];
-              g2 = got_qkv[r * stride + head * hd + i + hd / 2];
-            } else {
-              const int base = ((head - nh) * max_len + p) * hd;
-              g1 = got_k[base + i];
-              g2 = got_k[base + i + hd / 2];
-            }
-            worst = std::max({worst, std::abs(g1 - o1), std::abs(g2 - o2)});
-          }
-        for (int j = 0; j < nkv * hd; ++j) {
-          const int head = j / hd, d = j % hd;
-          EXPECT_EQ(got_v[(head * max_len + p) * hd + d], qkv[r * stride + (nh + nkv) * hd + j]);
-        }
-      }
-      std::printf("rope %d/%d heads of %d (%s): max abs error %.3g (values in [-2.8, 2.8])\n", nh, nkv, hd,
-                  decode ? "decode" : "prefill", worst);
-      EXPECT_LT(worst, 8e-3);  // a few fp16 roundings of values up to ~2.8
-      // Nothing written at other positions of the cache.
-      for (int p = 0; p < max_len; ++p) {
-        const bool written = decode ? p == 7 : p < rows;
-        if (!written) EXPECT_EQ(got_k[p * hd], 0.0f) << "position " << p;
-      }
-    }
-  }
 }
 
 namespace {
@@ -514,41 +368,4 @@ TEST(LlmKernels, AttentionPrefillCudaCoresMatchDouble) {
     EXPECT_LT(e16, 3e-3) << "fp16 hd " << c.hd;
     EXPECT_LT(e_bf, 1.5e-2) << "bf16 hd " << c.hd;
   }
-}
-
-TEST(LlmKernels, SwigluPrefill) {
-  REQUIRE_GPU();
-  const int rows = 3, n = 70;
-  const auto gu = random_values(rows * 2 * n, 61, -4, 4);
-  auto dgu = upload_half(gu);
-  device_buffer<__half> act(rows * n);
-  k::swiglu<__half>(dgu.get(), rows, n, act.get(), nullptr);
-  std::vector<double> want(rows * n);
-  for (int t = 0; t < rows; ++t)
-    for (int i = 0; i < n; ++i) want[t * n + i] = rh(silu(gu[t * 2 * n + i])) * gu[t * 2 * n + n + i];
-  const double err = rel_error(download_half(act.get(), rows * n), want);
-  std::printf("swiglu: max rel error %.3g\n", err);
-  EXPECT_LT(err, 2e-3);
-}
-
-TEST(LlmKernels, ArgmaxTakesTheFirstMaximumAndAdvances) {
-  REQUIRE_GPU();
-  const int vocab = 3000;
-  std::vector<float> logits(vocab);
-  for (int i = 0; i < vocab; ++i) logits[i] = kernels::uniform_at(71, i, -5, 5);
-  logits[2100] = 9.0f;
-  logits[1700] = 9.0f;  // tie: the lower index wins, as torch.argmax
-  auto dl = upload(logits);
-  auto tokens = upload(std::vector<std::int32_t>(16, -1));
-  auto pos = upload(std::vector<int>{5});
-  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), -1, nullptr);  // decode: tokens[6]
-  auto t = download(tokens.get(), 16);
-  EXPECT_EQ(t[6], 1700);
-  EXPECT_EQ(download(pos.get(), 1)[0], 6);
-  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), 9, nullptr);  // prefill: tokens[10]
-  t = download(tokens.get(), 16);
-  EXPECT_EQ(t[10], 1700);
-  EXPECT_EQ(download(pos.get(), 1)[0], 10);
-  k::argmax_next_token(dl.get(), vocab, tokens.get(), 16, pos.get(), 15, nullptr);  // past the end: no write
-  EXPECT_EQ(download(pos.get(), 1)[0], 10);
 }
