@@ -4,15 +4,18 @@
 // `::cuda_emu::launcher(grid, block, smem, stream).run(k, args)` (tests/CMakeLists.txt,
 // cudabench_emulate_kernels).
 //
-// The model of execution is CUDA's, scaled down: blocks run one after another; the threads of a
-// block run at once as OS threads, so __syncthreads is a real barrier, __shared__ memory is one
-// array per block (a function-local static: blocks never overlap), and a warp is 32 consecutive
-// threads whose shuffles exchange through a per-warp slot array between two warp barriers. A
-// thread that returns leaves the barriers, as an exited CUDA thread does. What it cannot run:
-// tensor-core instructions, inline PTX, texture or cooperative-groups calls -- such a kernel does
-// not compile here, which is the intended failure. What it cannot find: data races and memory
-// model subtleties (compute-sanitizer on the GPU box does); a kernel that relies on lockstep
-// execution without __syncwarp works here by accident of the barrier placement only.
+// The model of execution is CUDA's, scaled down: blocks run one after another; a block's threads
+// are fibers on one OS thread (kernel_emu.cpp), each running until it returns or reaches a barrier
+// -- __syncthreads, or the warp barrier behind __syncwarp and every shuffle -- which opens when all
+// live threads of the block (the warp) have reached it. Between barriers the threads run in
+// ascending order, or descending with CUDA_EMU_ORDER=reverse. __shared__ memory is one array per
+// block (a function-local static: blocks never overlap); a warp is 32 consecutive threads, whose
+// shuffles exchange through a slot array between two warp barriers; a thread that returns leaves
+// the barriers, as an exited CUDA thread does. What it cannot run: tensor-core instructions, inline
+// PTX, texture or cooperative-groups calls -- such a kernel does not compile here, which is the
+// intended failure. What it cannot find: timing-dependent races beyond the two orders, and memory
+// model subtleties (compute-sanitizer on the GPU box does). Warp-synchronous code without
+// __syncwarp gets wrong results here, as it may on Volta and later.
 #pragma once
 // Kernel sources with a launch helper of their own (kernels/llm_decode/launch.cuh) route it through
 // the emulator when this is defined.
