@@ -1,6 +1,6 @@
-// The CUDA runtime calls transformer_memory's model makes, on the host: "device" memory is host
-// memory, copies are memmove, streams are ignored (everything is synchronous). Part of the
-// emulated test (test_transformer_backward_emulated.cpp); this target links no cudart.
+// The CUDA runtime calls the emulated tests make (transformer_memory's model, the LLM kernel
+// tests), on the host: "device" memory is host memory, copies are memmove, streams are ignored
+// (everything is synchronous), and there is one device. The emulated test targets link no cudart.
 #include <cstdlib>
 #include <cstring>
 
