@@ -160,7 +160,6 @@ void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& 
   r.body = &body;
   r.grid = grid;
   r.block = block;
-  block_run* const outer = run;
   run = &r;
   for (unsigned b = 0; b < blocks; ++b) {
     r.block_index = uint3{b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y)};
@@ -174,7 +173,7 @@ void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& 
     }
     schedule(r);
   }
-  run = outer;
+  run = nullptr;
 }
 
 }  // namespace cuda_emu

@@ -116,12 +116,11 @@ T __shfl_down_sync(unsigned, T v, unsigned delta, int = 32) {
   return other;
 }
 
+// A block's threads are fibers on one OS thread and never preempted, so a plain add is atomic.
 inline float atomicAdd(float* p, float v) {
-  float expected, desired;
-  __atomic_load(p, &expected, __ATOMIC_SEQ_CST);
-  do desired = expected + v;
-  while (!__atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-  return expected;
+  const float old = *p;
+  *p = old + v;
+  return old;
 }
 
 inline float __uint_as_float(unsigned u) {
