@@ -48,7 +48,12 @@ buffer_sizes sizes_of(const config& cfg) {
   s.a = s.b = s.attn = t * d;
   s.c = cfg.dropout > 0 ? t * d : 0;  // the dropout's backward output; at p = 0 dz is dsum itself
   s.qkv = std::max(3 * t * d, cfg.tgt_tokens() * d + 2 * cfg.src_tokens() * d);
-  s.hidden = t * cfg.dim_feedforward;
+  // The hidden layer's gradient [T, F]. At p > 0 it needs no buffer of its own: it overwrites the
+  // hidden dropout's saved output (linear2's input) once linear2's weight gradient has read it --
+  // nothing reads that tensor later in the backward, and the next forward writes it anew (PyTorch's
+  // autograd frees it at the same point). At p = 0 linear2's input is the ReLU output, which the
+  // ReLU's backward still reads.
+  s.hidden = cfg.dropout > 0 ? 0 : t * cfg.dim_feedforward;
   s.memory = cfg.src_tokens() * d;
   s.out = cfg.tgt_tokens() * d;
   s.delta = std::int64_t{cfg.batch} * cfg.nhead * std::max(cfg.src_len, cfg.tgt_len);
@@ -263,13 +268,14 @@ void model::feed_forward_backward(const ffn_block& f, const saved_block& sv, con
   norm_backward(n, sv.at(ff_tail + tail_sum), sv.stats(ff_tail + tail_stats), dy, dx, t, s);
   const float* dz = dropout_backward_of(sv, ff_tail, dx, t * d, s);
   const void* hidden = cfg_.dropout > 0 ? sv.at(ff_drop) : sv.at(ff_relu);  // linear2's input
+  float* dh = cfg_.dropout > 0 ? as_float(hidden) : bw_->hidden.get();      // see sizes_of: after dW reads it
   weight_grad(dz, hidden, f.w_down, f.b_down, t, d, ff, s);
-  input_grad(dz, f.w_down, bw_->hidden.get(), t, d, ff, false, s);
-  kt::relu_dropout_backward(bw_->hidden.get(), static_cast<const float*>(sv.at(ff_relu)),
+  input_grad(dz, f.w_down, dh, t, d, ff, false, s);
+  kt::relu_dropout_backward(dh, static_cast<const float*>(sv.at(ff_relu)),
                             static_cast<const std::uint8_t*>(sv.at(ff_mask)),
                             static_cast<float>(1.0 / (1.0 - cfg_.dropout)), t * ff, s);
-  weight_grad(bw_->hidden.get(), x, f.w_up, f.b_up, t, ff, d, s);
-  input_grad(bw_->hidden.get(), f.w_up, dx, t, ff, d, true, s);
+  weight_grad(dh, x, f.w_up, f.b_up, t, ff, d, s);
+  input_grad(dh, f.w_up, dx, t, ff, d, true, s);
 }
 
 void model::backward(cudaStream_t s) const {
