@@ -26,10 +26,18 @@ A control shows the check can fail: cudabench's output against norm_first=True (
 different function on the same weights) must be more than 10 x the tolerance away.
 Backward rows (train, backward: true; dropout 0 and the default 0.1) also dump G and every
 parameter's gradient of sum(output * G). PyTorch runs out.backward(G) in fp64 (the truth; the same
-masks) and in the row's dtype; a gradient tensor's error is max |g - truth| / max |truth| over that
-tensor (cudabench's gradient validation measure), and the row's is the worst tensor's. The row also
-needs its gradients within GRAD_TOL (1e-3, cudabench's gradient tolerance) and the control's
-gradients (norm_first=True) more than 10 x GRAD_TOL away.
+masks) and in the row's dtype. A gradient tensor's error is its relative L2 error
+||g - truth|| / ||truth||; the row needs its worst tensor's within GRAD_TOL (1e-2) and the control's
+gradients (norm_first=True) more than 10 x GRAD_TOL away. Why not cudabench's own gradient measure,
+max |g - truth| / max |truth| <= 1e-3 (reported beside it): ReLU's derivative jumps at 0, so an input
+within rounding of zero can take the other branch in fp32 than in fp64, and then one element of a
+linear1 weight gradient moves by a whole token's contribution. PyTorch's own fp32 does it: on the
+CPU at this shape (random weights, dropout 0) it flips 2 of 25,165,824 ReLU inputs, for a max error
+of 2.5e-3 and a relative L2 of 2.5e-4; run against fp64 on its own branches, 9.5e-7 and 6.9e-7. A
+flip moves one row of one tensor, so its relative L2 stays near a tenth of its max error; a wrong
+formula, mapping or mask moves whole tensors by 0.1 to 100. The script prints, per row, how many
+ReLU inputs PyTorch's fp32 flips and PyTorch's error on its own branches (--self-check does the
+same with no cudabench dump: random weights, PyTorch fp32 one batch item at a time as the candidate).
 
     scripts/torch_match.py --cudabench build/cudabench --out DIR     run cudabench, then compare
     scripts/torch_match.py --dumps DUMPDIR --out DIR                 compare existing dumps only
@@ -49,7 +57,8 @@ import tempfile
 
 RMS_RATIO = 3.0
 TOL = {"fp32": 1e-4, "fp16": 5e-2}
-GRAD_TOL = 1e-3  # validate.cpp's gradient_tolerance()
+GRAD_TOL = 1e-2  # on the worst tensor's relative L2 error (the docstring says why not max-norm 1e-3)
+DEVICE = "cuda"  # where PyTorch runs; a CPU check of this script's judging sets "cpu"
 
 
 def suite(batch, seq_len):
@@ -82,7 +91,7 @@ def build(torch, meta, state, dtype, norm_first=False):
                              layer_norm_eps=float(meta["layer_norm_eps"]), batch_first=True,
                              norm_first=norm_first)
     m.load_state_dict(state, strict=True)  # same names, same shapes: the layout maps one to one
-    return m.to(device="cuda", dtype=dtype)
+    return m.to(device=DEVICE, dtype=dtype)
 
 
 class MaskedDropout:
@@ -90,7 +99,7 @@ class MaskedDropout:
 
     def __init__(self, torch, model, masks, scale):
         self.torch, self.model, self.scale = torch, model, scale
-        self.masks = {k[len("mask."):]: v.cuda().bool() for k, v in masks.items()}
+        self.masks = {k[len("mask."):]: v.to(DEVICE).bool() for k, v in masks.items()}
         self.calls, self.current, self.saved = {}, None, []
 
     def _apply(self, name, x):
@@ -148,16 +157,37 @@ class MaskedDropout:
                                "PyTorch's module structure is not what the dump assumes")
 
 
+class ReluBranches:
+    """nn.Transformer's ReLU as z * (branch taken), recording the branches (replay=None) or taking recorded
+    ones. Why: ReLU's derivative jumps at 0, so a pre-activation within rounding of zero can take the other
+    branch in fp32 than in fp64, and then one token's whole contribution to a row of linear1's weight
+    gradient is in one and missing from the other. Replaying fp32's branches in fp64 separates that
+    (a property of the function, not of the code) from rounding error."""
+
+    def __init__(self, replay=None):
+        self.replay, self.taken = replay, []
+
+    def __call__(self, z):
+        branch = (z > 0).detach() if self.replay is None else self.replay[len(self.taken)]
+        self.taken.append(branch)
+        return z * branch.to(z.dtype)
+
+
 def is_state(k):
     return not k.startswith(("mask.", "grad.")) and k not in ("src", "tgt", "output", "grad_output")
 
 
-def forward(torch, meta, t, dtype, norm_first=False, fast=False, grad_output=None):
+def forward(torch, meta, t, dtype, norm_first=False, fast=False, grad_output=None, relu=None):
     """The row's forward in `dtype`. fast: inference as PyTorch runs it (eval, no_grad).
-    grad_output: also out.backward(G); returns (output, {parameter name: gradient}) then."""
+    grad_output: also out.backward(G); returns (output, {parameter name: gradient}) then.
+    relu: a ReluBranches to use as every layer's activation."""
     state = {k: v for k, v in t.items() if is_state(k)}
     m = build(torch, meta, state, dtype, norm_first)
-    src, tgt = t["src"].cuda().to(dtype), t["tgt"].cuda().to(dtype)
+    if relu is not None:
+        for mod in m.modules():
+            if isinstance(mod, (torch.nn.TransformerEncoderLayer, torch.nn.TransformerDecoderLayer)):
+                mod.activation = relu
+    src, tgt = t["src"].to(DEVICE, dtype), t["tgt"].to(DEVICE, dtype)
     masks = {k: v for k, v in t.items() if k.startswith("mask.")}
     if fast:
         with torch.no_grad():
@@ -173,38 +203,78 @@ def forward(torch, meta, t, dtype, norm_first=False, fast=False, grad_output=Non
         md.check_all_used()
     if grad_output is None:
         return y.detach().double()
-    y.backward(grad_output.cuda().to(dtype))  # the masks live on in the autograd graph
+    y.backward(grad_output.to(DEVICE, dtype))  # the masks live on in the autograd graph
     return y.detach().double(), {n: p.grad.double() for n, p in m.named_parameters()}
 
 
 def grad_errors(ours, truth):
-    """Worst tensor's max |g - truth| / max |truth|, that tensor, and the RMS of the scaled errors."""
-    worst, worst_name, sq, n = 0.0, "", 0.0, 0
+    """Worst tensor's max |g - truth| / max |truth|, that tensor, the RMS of the scaled errors, and the
+    worst tensor's relative L2 error ||g - truth|| / ||truth|| with that tensor."""
+    worst, worst_name, sq, n, l2, l2_name = 0.0, "", 0.0, 0, 0.0, ""
     for name, tr in truth.items():
         scale = max(float(tr.abs().max()), 1e-30)
         e = (ours[name] - tr).abs() / scale
         if float(e.max()) >= worst:
             worst, worst_name = float(e.max()), name
+        rel = float((ours[name] - tr).norm()) / max(float(tr.norm()), 1e-30)
+        if rel >= l2:
+            l2, l2_name = rel, name
         sq += float(e.pow(2).sum())
         n += e.numel()
-    return worst, worst_name, math.sqrt(sq / max(n, 1))
+    return worst, worst_name, math.sqrt(sq / max(n, 1)), l2, l2_name
+
+
+def flipped(a, b):
+    """How many ReLU inputs took different branches in two runs."""
+    return sum(int((x != y).sum()) for x, y in zip(a.taken, b.taken))
 
 
 def compare_gradients(torch, meta, t, dtype):
     g = t["grad_output"]
-    _, truth = forward(torch, meta, t, torch.float64, grad_output=g)
-    _, theirs = forward(torch, meta, t, dtype, grad_output=g)
+    truth_relu, their_relu = ReluBranches(), ReluBranches()
+    _, truth = forward(torch, meta, t, torch.float64, grad_output=g, relu=truth_relu)
+    _, theirs = forward(torch, meta, t, dtype, grad_output=g, relu=their_relu)
     _, control = forward(torch, meta, t, torch.float64, norm_first=True, grad_output=g)
-    ours = {n: t["grad." + n].cuda().double() for n in truth}
-    cb_max, cb_name, cb_rms = grad_errors(ours, truth)
-    pt_max, _, pt_rms = grad_errors(theirs, truth)
-    ctl_max, _, _ = grad_errors(ours, control)
+    # fp64 on PyTorch fp32's own ReLU branches: what PyTorch's error is without the branch flips.
+    _, truth_on_theirs = forward(torch, meta, t, torch.float64, grad_output=g, relu=ReluBranches(their_relu.taken))
+    ours = {n: t["grad." + n].to(DEVICE).double() for n in truth}
+    cb_max, cb_name, cb_rms, cb_l2, cb_l2_name = grad_errors(ours, truth)
+    pt_max, _, pt_rms, pt_l2, _ = grad_errors(theirs, truth)
+    pt_same_max, _, _, pt_same_l2, _ = grad_errors(theirs, truth_on_theirs)
+    ctl_max, _, _, ctl_l2, _ = grad_errors(ours, control)
     finite = all(bool(torch.isfinite(v).all()) for v in ours.values())
-    ok = finite and cb_max <= GRAD_TOL and ctl_max > 10 * GRAD_TOL
+    # Each tensor's relative L2 error, not its max-norm one: the max-norm error is set by the few ReLU
+    # inputs that take the other branch than fp64 (ReluBranches; PyTorch's own fp32 misses 1e-3 so).
+    ok = finite and cb_l2 <= GRAD_TOL and ctl_l2 > 10 * GRAD_TOL
     return {"grad_tensors": len(ours), "grad_finite": finite, "grad_cudabench_max_err": cb_max,
             "grad_worst_tensor": cb_name, "grad_cudabench_rms_err": cb_rms, "grad_torch_max_err": pt_max,
             "grad_torch_rms_err": pt_rms, "grad_control_norm_first_max_err": ctl_max, "grad_tolerance": GRAD_TOL,
-            "grad_passed": ok}
+            "grad_passed": ok, "grad_cudabench_rel_l2": cb_l2, "grad_worst_l2_tensor": cb_l2_name,
+            "grad_torch_rel_l2": pt_l2, "grad_control_rel_l2": ctl_l2,
+            "relu_inputs": sum(int(b.numel()) for b in truth_relu.taken),
+            "relu_flipped_torch_vs_fp64": flipped(truth_relu, their_relu),
+            "grad_torch_max_err_same_branches": pt_same_max, "grad_torch_rel_l2_same_branches": pt_same_l2}
+
+
+def self_check(torch, batch, seq_len):
+    """The gradient judge without cudabench: random weights at the dumps' shape, dropout 0, and as the
+    candidate PyTorch's own fp32 run one batch item at a time (other GEMM shapes, other rounding)."""
+    torch.manual_seed(0)
+    meta = {"mode": "train", "dtype": "fp32", "d_model": "512", "nhead": "8", "encoder_layers": "6",
+            "decoder_layers": "6", "dim_feedforward": "2048", "dropout": "0", "layer_norm_eps": "1e-5"}
+    t = dict(torch.nn.Transformer(batch_first=True, dropout=0.0).state_dict())
+    t.update(src=torch.randn(batch, seq_len, 512), tgt=torch.randn(batch, seq_len, 512),
+             grad_output=torch.rand(batch, seq_len, 512) * 2 - 1)
+    total = {}
+    for b in range(batch):
+        item = dict(t, src=t["src"][b:b + 1], tgt=t["tgt"][b:b + 1])
+        _, g = forward(torch, meta, item, torch.float32, grad_output=t["grad_output"][b:b + 1])
+        total = {n: total.get(n, 0) + v for n, v in g.items()}
+    t.update({"grad." + n: v.float().cpu() for n, v in total.items()})
+    rec = {"row": f"self-check: PyTorch fp32 per batch item, batch {batch}, seq_len {seq_len}, dropout 0"}
+    rec.update(compare_gradients(torch, meta, t, torch.float32))
+    rec["passed"] = rec["grad_passed"]
+    return rec
 
 
 def errors(y, truth):
@@ -215,7 +285,7 @@ def errors(y, truth):
 def compare(torch, path):
     meta, t = load(path)
     dtype = {"fp32": torch.float32, "fp16": torch.float16}[meta["dtype"]]
-    ours = t["output"].cuda().double()
+    ours = t["output"].to(DEVICE).double()
     inference = meta["mode"] == "inference"
     truth = forward(torch, meta, t, torch.float64)
     theirs = forward(torch, meta, t, dtype, fast=inference)
@@ -246,6 +316,20 @@ def compare(torch, path):
     return rec
 
 
+def print_gradients(rec):
+    print(f"  gradients ({rec['grad_tensors']} tensors, err = max |g - truth| / max |truth| per tensor): "
+          f"cudabench {rec['grad_cudabench_max_err']:.2e} ({rec['grad_worst_tensor']}), rms "
+          f"{rec['grad_cudabench_rms_err']:.2e}; PyTorch {rec['grad_torch_max_err']:.2e}, rms "
+          f"{rec['grad_torch_rms_err']:.2e}; control {rec['grad_control_norm_first_max_err']:.3f}", flush=True)
+    print(f"  relative L2 per tensor, worst: cudabench {rec['grad_cudabench_rel_l2']:.2e} "
+          f"({rec['grad_worst_l2_tensor']}), PyTorch {rec['grad_torch_rel_l2']:.2e}, control "
+          f"{rec['grad_control_rel_l2']:.3f}; tol {GRAD_TOL:g}: {'PASS' if rec['grad_passed'] else 'FAIL'}")
+    print(f"  ReLU branches PyTorch fp32 vs fp64: "
+          f"{rec['relu_flipped_torch_vs_fp64']} of {rec['relu_inputs']} flipped; PyTorch against fp64 on "
+          f"its own branches: max {rec['grad_torch_max_err_same_branches']:.2e}, relative L2 "
+          f"{rec['grad_torch_rel_l2_same_branches']:.2e}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cudabench", help="the binary to run (omit with --dumps)")
@@ -254,16 +338,29 @@ def main():
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--seq-len", type=int, default=512)
     ap.add_argument("--keep-dumps", action="store_true", help="keep the dumps (~250 MB a row) under --out")
+    ap.add_argument("--self-check", action="store_true",
+                    help="judge PyTorch's fp32 gradients instead of a dump (no cudabench; see the docstring)")
+    ap.add_argument("--device", default="cuda", help="where PyTorch runs (default cuda; cpu for --self-check)")
     args = ap.parse_args()
-    if bool(args.cudabench) == bool(args.dumps):
-        ap.error("give exactly one of --cudabench and --dumps")
+    if bool(args.cudabench) + bool(args.dumps) + args.self_check != 1:
+        ap.error("give exactly one of --cudabench, --dumps and --self-check")
+    global DEVICE
+    DEVICE = args.device
     try:
         import torch
-        if not torch.cuda.is_available():
+        if DEVICE.startswith("cuda") and not torch.cuda.is_available():
             raise RuntimeError("no CUDA device")
     except Exception as e:  # noqa: BLE001 -- any import or device failure is "no usable PyTorch"
-        print(f"torch_match: no CUDA PyTorch: {e}", file=sys.stderr)
+        print(f"torch_match: no usable PyTorch on {DEVICE}: {e}", file=sys.stderr)
         return 3
+    if args.self_check:
+        rec = self_check(torch, args.batch, args.seq_len)
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "self-check.json"), "w") as f:
+            json.dump({"torch": torch.__version__, "device": DEVICE, "rows": [rec]}, f, indent=1)
+        print(rec["row"])
+        print_gradients(rec)
+        return 0 if rec["passed"] else 1
     torch.backends.cuda.matmul.allow_tf32 = False  # PyTorch's fp32 is fp32, as cudabench's is
     torch.backends.cudnn.allow_tf32 = False
     os.makedirs(args.out, exist_ok=True)
@@ -312,11 +409,7 @@ def main():
             print(f"  masks applied: {rec['masks']}, dropped {rec['dropped_fraction']:.4f} of their elements "
                   f"(p = {rec['dropout']:g})")
         if "grad_passed" in rec:
-            print(f"  gradients ({rec['grad_tensors']} tensors, err = max |g - truth| / max |truth| per tensor): "
-                  f"cudabench {rec['grad_cudabench_max_err']:.2e} ({rec['grad_worst_tensor']}), rms "
-                  f"{rec['grad_cudabench_rms_err']:.2e}; PyTorch {rec['grad_torch_max_err']:.2e}, rms "
-                  f"{rec['grad_torch_rms_err']:.2e}; control {rec['grad_control_norm_first_max_err']:.3f}; tol "
-                  f"{GRAD_TOL:g}: {'PASS' if rec['grad_passed'] else 'FAIL'}", flush=True)
+            print_gradients(rec)
     with open(os.path.join(args.out, "torchmatch.json"), "w") as f:
         json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "rms_ratio_bound": RMS_RATIO,
                    "rows": records}, f, indent=1)
