@@ -59,6 +59,16 @@ TEST_F(memory_bandwidth_gpu, every_op_64mib_passes) {
     // Timing the op is the harness's job; here just check run() enqueues cleanly.
     w->run(stream_);
     ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    // Pageable rows add the host's memcpy rate, measured at setup; the others do not.
+    measurement m;
+    m.per_run_ms = {1.0};
+    const metric_list metrics = w->metrics(m);
+    const bool pageable = std::string(op).find("pageable") != std::string::npos;
+    ASSERT_EQ(metrics.size(), pageable ? 3u : 2u) << op;
+    if (pageable) {
+      EXPECT_EQ(metrics[2].first, "host_memcpy_gbps");
+      EXPECT_GT(metrics[2].second.samples.at(0), 0.1) << op;
+    }
     w->teardown();
   }
 }

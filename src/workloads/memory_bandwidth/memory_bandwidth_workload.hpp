@@ -52,6 +52,7 @@ class memory_bandwidth_workload : public workload {
   std::vector<std::uint64_t> pageable_;               // h2d_pageable source or d2h_pageable destination
   device_buffer<kernels::memory_bandwidth::mismatch_report> report_;
   std::byte* host_ = nullptr;  // pinned_ or pageable_ data, whichever the op uses
+  double host_copy_gbps_ = 0;  // pageable ops: the host's memcpy rate at this size, from setup
 };
 
 }  // namespace cudabench
