@@ -2,13 +2,20 @@
 # Proves the GPU work on a GPU box: builds, runs the CPU and GPU tests, the oracle checks against
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
-#   stages: build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize baseline cuda12
-#            profile (default: all but baseline, cuda12 and profile, in that order)
+#   stages: build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize
+#            baseline cuda12 profile (default: all but backward, pageable, baseline, cuda12 and
+#            profile, in that order); named stages run in the order given
 #     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1, and
 #            the two train rows with backward: true, whose gradients are judged too)
 #            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
 #            each judged against fp64 truth (scripts/torch_match.py; docs/transformer-train-memory.md);
 #            torchmatch/torchmatch.json holds the errors
+#     backward  transformer_memory with the backward pass (configs/train-backward.json, batch 32/64/128)
+#            and PyTorch's out.backward(G) on the same rows (scripts/torch_reference.py), compared:
+#            backward.json, backward-torch.json, backward-vs-torch.md
+#     pageable  the pageable copy rows of the full suite in $PAGEABLE_ROUNDS fresh processes (default
+#            5): per process, the row's GB/s beside the host's own memcpy rate (host_memcpy_gbps), and
+#            how far the two move together (pageable.json, pageable.txt)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
 #            must give 0 improved / 0 regressed; prints the between-round spread
@@ -38,7 +45,7 @@
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
+all_stages=(build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
 default_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -192,6 +199,12 @@ run_cudnn() {  # cuDNN 9.14 (system) vs 9.19 (PyTorch's venv) on the ResNet-50 e
   [[ $(grep -h '"cudnn":' "$results/resnet-cudnn-system.json" "$results/resnet-cudnn-venv.json" | sort -u | wc -l) -eq 2 ]]
 }
 
+run_pageable() {  # is a pageable copy's rate the host's? per process: row GB/s vs host memcpy GB/s
+  "$bin" --suite full --filter 'memory_bandwidth/op=*pageable*' --rounds "${PAGEABLE_ROUNDS:-5}" \
+    -o "$results/pageable.json" --quiet || return 1
+  $python scripts/pageable_vs_host.py "$results/pageable.json" | tee "$results/pageable.txt"
+}
+
 run_memlimit() {  # OOM is a result: budgets that fit everything (24 GiB) and that cut the largest batch
   "$bin" --suite full --filter 'transformer_memory/*' --mem-limit 24GiB --label "H200 capped at 24GiB" \
     -o "$results/transformer-24gib.json" --format markdown --quiet || return 1
@@ -268,6 +281,8 @@ for s in "${stages[@]}"; do
     unit) stage unit ctest --test-dir build -LE 'gpu|slurm' --output-on-failure ;;
     gpu) stage gpu ctest --test-dir build -L gpu --output-on-failure ;;
     oracle) stage oracle run_oracles ;;
+    backward) stage backward run_suite_pair train-backward ;;
+    pageable) stage pageable run_pageable ;;
     torchmatch) stage torchmatch env PYTHONUNBUFFERED=1 $python scripts/torch_match.py --cudabench "$bin" --out "$results/torchmatch" ;;
     quick) stage quick run_quick ;;
     full) stage full run_suite_pair full ;;
