@@ -18,6 +18,7 @@ struct ab_args {
   std::string labels;
   std::string output_dir;
   bool hold_tuning = false;
+  bool resume = false;  // continue the ab in output_dir (ab_resume.hpp)
   std::string format = "table";
   double alpha = 0.05, threshold = 2.0, power = 0.8;
   bool fail_on_regression = false;

@@ -7,6 +7,7 @@
 // `--devices` runs this on several GPUs at once, one `ab` process per GPU (ab_devices.cpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/ab_devices.hpp"
+#include "cli/ab_resume.hpp"
 #include "cli/build_check.hpp"
 #include "cli/commands.hpp"
 #include "cli/round_driver.hpp"
@@ -100,12 +102,17 @@ int run_ab(const ab_args& a) {
   }
   suite s = load_cli_suite(a.run.suite, a.run.max_workloads);
   (void)filter_workloads(s, a.run.filter);  // a filter that matches nothing is an error before anything runs
+  if (a.resume && a.output_dir.empty())
+    throw input_error("--resume continues the ab in an output directory: give it with -o DIR");
+  if (a.resume && !a.run.devices.empty()) throw input_error("--resume runs on one GPU; it does not take --devices");
   if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
 
   const std::string dir =
       a.output_dir.empty() ? fmt::format("ab-{}-{}", file_name_component(s.name), utc_stamp()) : a.output_dir;
+  ab_resume_state resumed;
+  if (a.resume) resumed = read_ab_resume_state(dir, a.sides, s.name, s.sha256);
   make_directories(dir + "/rounds");
-  const std::string session = session_id();
+  const std::string session = a.resume ? resumed.session : session_id();
   std::string schedule;
   for (int r = 0; r < a.run.rounds; ++r)
     for (std::size_t i : order_of_round(r, n)) schedule += static_cast<char>('A' + i);
@@ -117,7 +124,28 @@ int run_ab(const ab_args& a) {
   std::string held;  // --hold-tuning: the first round's file, replayed by every later run
   bool interrupted = false;
   int run_no = 0;
-  for (int r = 0; r < a.run.rounds && !interrupted; ++r) {
+  auto write_side = [&](std::size_t i) {  // the side's merged file, rewritten after every round
+    if (!sides[i].any_result()) return;
+    const std::string side(1, static_cast<char>('A' + i));
+    result_file merged = sides[i].merged();
+    merged.interleave = {{"session", session}, {"side", side}, {"sides", side_list}, {"schedule", schedule}};
+    write_result_file(merged, fmt::format("{}/{}.json", dir, side));
+  };
+  // --resume: the finished rounds' files join the sides as they are; the rounds after them run.
+  for (int r = 0; r < std::min(resumed.done_rounds, a.run.rounds); ++r) {
+    for (std::size_t i : order_of_round(r, n)) {
+      const std::string file = fmt::format("{}/rounds/{}-{}.json", dir, static_cast<char>('A' + i), r + 1);
+      sides[i].add(file, child_result{});
+      if (a.hold_tuning && held.empty() && sides[i].last().has_result) held = file;
+      ++run_no;
+    }
+  }
+  if (a.resume)
+    for (std::size_t i = 0; i < n; ++i) write_side(i);  // from the kept rounds alone: a cut-short round is dropped
+  if (a.resume && !a.run.quiet)
+    fmt::print(stderr, "ab: resuming {}: {} of {} rounds already done\n", terminal_text(dir),
+               std::min(resumed.done_rounds, a.run.rounds), a.run.rounds);
+  for (int r = std::min(resumed.done_rounds, a.run.rounds); r < a.run.rounds && !interrupted; ++r) {
     for (std::size_t i : order_of_round(r, n)) {
       const std::string side(1, static_cast<char>('A' + i));
       ++run_no;
@@ -132,11 +160,7 @@ int run_ab(const ab_args& a) {
       const child_result cr = run_child(child_run_argv(commands[i], co, file), true);
       sides[i].add(file, cr);
       if (a.hold_tuning && held.empty() && sides[i].last().has_result) held = file;
-      if (sides[i].any_result()) {
-        result_file merged = sides[i].merged();
-        merged.interleave = {{"session", session}, {"side", side}, {"sides", side_list}, {"schedule", schedule}};
-        write_result_file(merged, fmt::format("{}/{}.json", dir, side));
-      }
+      write_side(i);
       if (cr.interrupted) {
         interrupted = true;
         break;
@@ -200,6 +224,9 @@ void add_ab(CLI::App& app, int& exit_code) {
   cmd->add_flag("--hold-tuning", a->hold_tuning,
                 "Replay the first run's tuning choices (cuBLASLt algorithms, LLM variants) in every later run, "
                 "so only the builds differ");
+  cmd->add_flag("--resume", a->resume,
+                "Continue the ab in -o DIR where an earlier one stopped: its finished rounds are kept, the rest run "
+                "(same builds, same suite; --rounds may ask for more)");
   cmd->add_option("--format", a->format, "stdout format of the comparison")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();

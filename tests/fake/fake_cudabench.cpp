@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", n);
     return 0;
   }
-  std::string out, label = "CUDA 13.0", tuning_from = "-";
+  std::string out, label = "CUDA 13.0", tuning_from = "-", suite_path = "fake.json";
   int device = 0;
   for (int i = 1; i + 1 < argc; ++i) {
     const std::string a = argv[i];
@@ -95,6 +95,7 @@ int main(int argc, char** argv) {
     if (a == "--label") label = argv[i + 1];
     if (a == "--tuning-from") tuning_from = argv[i + 1];
     if (a == "--device") device = std::atoi(argv[i + 1]);
+    if (a == "--suite") suite_path = argv[i + 1];
   }
   if (argc < 2 || std::string(argv[1]) != "run" || out.empty()) {
     std::fprintf(stderr, "fake_cudabench: expected `run ... -o FILE` or `env --count`\n");
@@ -140,7 +141,8 @@ int main(int argc, char** argv) {
                      {"power_limit_w", 700.0}}}};
   if (env_or("FAKE_BUSY_DEVICE", "-") == std::to_string(device))
     r.environment["other_processes"] = {{{"pid", 4242}, {"name", "python3"}, {"used_memory_bytes", 21474836480ull}}};
-  r.suite = {{"name", "fake"}, {"source", "fake.json"}, {"sha256", "0"}};
+  // The suite's name as a real run records it (ab --resume checks it); no sha256: the fake never reads the file.
+  r.suite = {{"name", std::filesystem::path(suite_path).stem().string()}, {"source", suite_path}};
   r.settings = {{"repetitions", 5}};
   r.started_at = r.finished_at = utc_now_iso8601();
   const int count = std::atoi(env_or("FAKE_WORKLOADS", "10").c_str());

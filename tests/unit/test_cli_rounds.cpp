@@ -168,6 +168,78 @@ TEST(CliAb, ABuildThatCannotRunIsNamedAndTheOthersAreKept) {
   EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 2);
 }
 
+// An ab cut short (a time limit, a lost machine) goes on where it stopped: the finished rounds are
+// kept, the next ones run in the schedule's order, and the session stays the same.
+TEST(CliAb, ResumeKeepsTheFinishedRoundsAndRunsTheRest) {
+  const std::string dir = fresh_dir("ab_resume"), log1 = dir + ".log1", log2 = dir + ".log2";
+  std::remove(log1.c_str());
+  std::remove(log2.c_str());
+  const std::string builds = "ab " + fake + " " + fake + " --suite quick --labels old,new -o " + dir + " --quiet";
+  auto r = run_cudabench(builds + " --rounds 2", "FAKE_LOG=" + log1);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string session = read_result_file(dir + "/A.json").interleave["session"];
+  r = run_cudabench(builds + " --rounds 4 --resume --format json", "FAKE_LOG=" + log2);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> order;
+  for (const auto& l : lines_of(log2)) order.push_back(l.substr(0, l.find(' ')));
+  EXPECT_EQ(order, (std::vector<std::string>{"old", "new", "new", "old"}));  // rounds 3 (A B) and 4 (B A)
+  const result_file a = read_result_file(dir + "/A.json"), b = read_result_file(dir + "/B.json");
+  EXPECT_EQ(a.rounds, 4);
+  EXPECT_EQ(b.rounds, 4);
+  EXPECT_EQ(a.interleave["session"], session);
+  EXPECT_EQ(b.interleave["session"], session);
+  EXPECT_EQ(a.interleave["schedule"], "ABBAABBA");
+  const auto j = nlohmann::json::parse(test::read_text(dir + "/compare.json"));
+  EXPECT_EQ(j["files"][0]["rounds"], 4);
+  EXPECT_EQ(j["files"][1]["same_session_as_baseline"], true);
+}
+
+// A round whose process was cut short (Ctrl-C: exit 130, a file with what finished) runs again,
+// both sides, and the merged files drop its part; with every round done, --resume only compares.
+TEST(CliAb, ResumeRunsACutShortRoundAgain) {
+  const std::string dir = fresh_dir("ab_resume_cut"), log = dir + ".log";
+  std::remove(log.c_str());
+  const std::string builds = "ab " + fake + " " + fake + " --suite quick --rounds 3 -o " + dir + " --quiet";
+  auto r = run_cudabench(builds);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string cut = dir + "/rounds/B-3.json", merged = dir + "/B.json";
+  auto j = nlohmann::ordered_json::parse(test::read_text(cut));
+  j["workloads"].erase(j["workloads"].size() - 1);
+  test::write_text(cut, j.dump(1));
+  auto m = nlohmann::ordered_json::parse(test::read_text(merged));
+  m["round_log"][2]["exit_code"] = 130;
+  test::write_text(merged, m.dump(1));
+  r = run_cudabench(builds + " --resume", "FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_of(log).size(), 2u);  // round 3 again: A and B
+  EXPECT_EQ(read_result_file(cut).workloads.size(), 10u);
+  EXPECT_EQ(read_result_file(dir + "/B.json").rounds, 3);
+  std::remove(log.c_str());
+  r = run_cudabench(builds + " --resume", "FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(log));  // nothing ran
+  EXPECT_TRUE(std::filesystem::exists(dir + "/compare.md"));
+}
+
+TEST(CliAb, ResumeRefusesWhatIsNotTheSameAb) {
+  const std::string dir = fresh_dir("ab_resume_bad");
+  const std::string two = "ab " + fake + " " + fake;
+  auto r = run_cudabench(two + " --suite quick --resume --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("give it with -o DIR"), std::string::npos) << r.output;
+  r = run_cudabench(two + " --suite quick --resume -o " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("holds no ab to continue"), std::string::npos) << r.output;
+  ASSERT_EQ(run_cudabench(two + " --suite quick --rounds 1 -o " + dir + " --quiet").exit_code, 0);
+  r = run_cudabench("ab " + fake + " \"env X=1 " + fake + "\" --suite quick --resume -o " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("was an ab of other builds"), std::string::npos) << r.output;
+  r = run_cudabench(two + " --suite full --resume -o " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("was an ab of suite \"quick\", not \"full\""), std::string::npos) << r.output;
+  EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 1);  // what was measured is untouched
+}
+
 TEST(CliAb, BadArgumentsExitTwo) {
   auto r = run_cudabench("ab " + fake + " --suite quick");
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -129,10 +129,10 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
   // the error prints is the whole one.
   const auto sanitize = sh(k_scripts + "gpu-tests.sh sanitize nope");
   EXPECT_EQ(sanitize.exit_code, 2);
-  EXPECT_EQ(
-      sanitize.err,
-      "gpu-tests: unknown stage 'nope' (stages: build unit gpu oracle torchmatch quick full aa sens cudnn memlimit "
-      "sanitize baseline cuda12 profile)\n");
+  EXPECT_EQ(sanitize.err,
+            "gpu-tests: unknown stage 'nope' (stages: build unit gpu oracle torchmatch backward pageable quick full aa "
+            "sens cudnn memlimit "
+            "sanitize baseline cuda12 profile)\n");
 }
 
 TEST(Scripts, RelativePathsAreTheCallers) {
