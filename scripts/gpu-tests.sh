@@ -18,7 +18,9 @@
 #            how far the two move together (pageable.json, pageable.txt)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
-#            must give 0 improved / 0 regressed; prints the between-round spread
+#            must give 0 improved / 0 regressed; prints the between-round spread. $AA_DIR (default
+#            aa-SUITE under the results) is ab's directory; AA_RESUME=1 continues the ab already in
+#            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next
 #     sens   sensitivity: planted slowdowns of a few percent (memset writing $SENS_MEMSET_PCT% of its
 #            buffer twice; Llama-2-7B decode GEMV sites forced by $SENS_LLM_PLANT, opt-in) against
 #            the same build: interleaved `ab` must call them regressed and no other row changed; with
@@ -105,14 +107,15 @@ run_suite_pair() {  # run_suite_pair SUITE: cudabench + PyTorch reference + comp
 run_quick() { run_suite_pair quick; }
 
 run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
-  local suite=${AA_SUITE:-full} t0=$SECONDS
+  local suite=${AA_SUITE:-full} t0=$SECONDS dir
+  dir=$(abs "${AA_DIR:-$results/aa-${AA_SUITE:-full}}")
   "$bin" ab "$bin" "$bin" --suite "$suite" ${AA_ROUNDS:+--rounds "$AA_ROUNDS"} --labels "A,A again" \
-    -o "$results/aa-$suite" --format markdown || return 1
+    -o "$dir" ${AA_RESUME:+--resume} --format markdown || return 1
   echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, ${AA_ROUNDS:-default} rounds)"
-  $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" | tee "$results/aa-$suite-spread.txt"
-  $python scripts/round_spread.py "$results/aa-$suite/A.json" "$results/aa-$suite/B.json" --filter 'llm_decode/*' \
+  $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" | tee "$results/aa-$suite-spread.txt"
+  $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" --filter 'llm_decode/*' \
     --max-spread-pct 2 || echo "aa: llm_decode rounds spread beyond 2% (see above)"
-  ! grep -Eq '"verdict": *"(improved|regressed)"' "$results/aa-$suite/compare.json"
+  ! grep -Eq '"verdict": *"(improved|regressed)"' "$dir/compare.json"
 }
 
 # The planted slowdowns `sens` checks (each a real change on the GPU): memset writing the first
