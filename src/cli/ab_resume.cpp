@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
+#include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"
 #include "cudabench/text_safety.hpp"
 
@@ -31,47 +32,50 @@ bool round_done(const result_file& merged, const std::string& file, int round) {
 
 }  // namespace
 
-ab_resume_state read_ab_resume_state(const std::string& dir, const std::vector<std::string>& builds,
-                                     const std::string& suite_name, const std::string& suite_sha256) {
-  const std::string first = dir + "/A.json";
+nlohmann::ordered_json ab_manifest(const std::vector<std::string>& builds, const std::string& suite_name,
+                                   const std::string& suite_sha256, const nlohmann::ordered_json& options) {
+  return {{"ab_manifest_version", 1},
+          {"builds", builds},
+          {"suite", {{"name", suite_name}, {"sha256", suite_sha256}}},
+          {"options", options}};
+}
+
+ab_resume_state read_ab_resume_state(const std::string& dir, const nlohmann::ordered_json& manifest) {
+  const std::string path = dir + "/ab.json", first = dir + "/A.json";
   std::error_code ec;
-  if (!std::filesystem::exists(first, ec))
-    throw input_error(fmt::format("--resume: {} not found: {} holds no ab to continue (run without --resume)",
-                                  terminal_text(first), terminal_text(dir)));
+  if (!std::filesystem::exists(path, ec) || !std::filesystem::exists(first, ec))
+    throw input_error(fmt::format("--resume: {} holds no ab to continue ({} or {} is missing; run without --resume)",
+                                  terminal_text(dir), terminal_text(path), terminal_text(first)));
+  nlohmann::ordered_json earlier;
+  try {
+    earlier = nlohmann::ordered_json::parse(input_file::open(path, "ab manifest", 1 << 20).read_all());
+  } catch (const nlohmann::json::exception&) {
+    throw input_error(fmt::format("--resume: {} is not an ab manifest (not JSON)", terminal_text(path)));
+  }
+  if (!earlier.is_object())
+    throw input_error(fmt::format("--resume: {} is not an ab manifest (not a JSON object)", terminal_text(path)));
+  for (const char* key : {"builds", "suite", "options"}) {
+    const auto& was = earlier.contains(key) ? earlier[key] : nlohmann::ordered_json();
+    if (was != manifest[key])
+      throw input_error(
+          fmt::format("--resume: {} was an ab of other {}: {} then, {} now; give the same, or start a "
+                      "new ab",
+                      terminal_text(dir), key, terminal_text(was.dump()), terminal_text(manifest[key].dump())));
+  }
   const result_file a = read_result_file(first);
-  const auto& sides = a.interleave.value("sides", nlohmann::ordered_json::array());
-  if (!a.interleave.contains("session") || !sides.is_array())
+  if (!a.interleave.contains("session"))
     throw input_error(
         fmt::format("--resume: {} is not a side of an ab (no interleaved session in it)", terminal_text(first)));
-  std::vector<std::string> earlier;
-  for (const auto& s : sides) earlier.push_back(s.value("command", std::string()));
-  if (earlier != builds) {
-    std::string was;
-    for (std::size_t i = 0; i < earlier.size(); ++i)
-      was += fmt::format("{}{} = \"{}\"", i ? ", " : "", side_name(i), terminal_text(earlier[i]));
-    throw input_error(fmt::format("--resume: {} was an ab of other builds ({}); give the same builds in the same order",
-                                  terminal_text(dir), was));
-  }
-  const std::string earlier_suite = a.suite.value("name", std::string());
-  if (earlier_suite != suite_name)
-    throw input_error(fmt::format("--resume: {} was an ab of suite \"{}\", not \"{}\"", terminal_text(dir),
-                                  terminal_text(earlier_suite), terminal_text(suite_name)));
-  const std::string earlier_sha = a.suite.value("sha256", std::string());
-  if (!earlier_sha.empty() && !suite_sha256.empty() && earlier_sha != suite_sha256)
-    throw input_error(
-        fmt::format("--resume: suite \"{}\" has changed since {} was started (its file's sha256 "
-                    "differs); start a new ab",
-                    terminal_text(suite_name), terminal_text(dir)));
   ab_resume_state st;
   st.session = a.interleave["session"].get<std::string>();
   std::vector<result_file> merged{a};
-  for (std::size_t i = 1; i < builds.size(); ++i) {
+  for (std::size_t i = 1; i < manifest["builds"].size(); ++i) {
     const std::string f = fmt::format("{}/{}.json", dir, side_name(i));
     if (!std::filesystem::exists(f, ec)) return st;  // that side never finished a round
     merged.push_back(read_result_file(f));
   }
   for (int r = 1;; ++r) {
-    for (std::size_t i = 0; i < builds.size(); ++i)
+    for (std::size_t i = 0; i < merged.size(); ++i)
       if (!round_done(merged[i], fmt::format("{}/rounds/{}-{}.json", dir, side_name(i), r), r)) return st;
     st.done_rounds = r;
   }

@@ -4,19 +4,27 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cudabench::cli {
+
+// What makes two ab invocations the same experiment, written to DIR/ab.json when an ab starts:
+// the builds (commands, in order), the suite (name, sha256), the filter and every measurement
+// option. --resume refuses a directory whose ab.json differs in any of them (rounds, labels and
+// output options may change).
+nlohmann::ordered_json ab_manifest(const std::vector<std::string>& builds, const std::string& suite_name,
+                                   const std::string& suite_sha256, const nlohmann::ordered_json& options);
 
 struct ab_resume_state {
   std::string session;  // the earlier ab's session id, kept: the resumed rounds extend that session
   int done_rounds = 0;  // leading rounds every side finished (its process exited 0)
 };
 
-// Reads DIR/A.json ... and DIR/rounds/<side>-<round>.json. input_error naming what does not match
-// when DIR holds no ab, an ab of other builds (the commands, in order) or of another suite (its name
-// or, when both are known, its file's sha256), so a resumed comparison never mixes two experiments. A round counts as
-// done when each side's file reads as a result and has every id in `workload_ids`; the first that does not is run
-// again.
-ab_resume_state read_ab_resume_state(const std::string& dir, const std::vector<std::string>& builds,
-                                     const std::string& suite_name, const std::string& suite_sha256);
+// Reads DIR/ab.json, DIR/A.json ... and DIR/rounds/<side>-<round>.json. input_error naming what
+// differs when DIR holds no ab or the ab of another experiment (`manifest`, from ab_manifest), so a
+// resumed comparison never mixes two. A round counts as done when each side's process exited 0 (the
+// side's merged file logs it) and its round file reads; the first that is not done runs again,
+// every side of it.
+ab_resume_state read_ab_resume_state(const std::string& dir, const nlohmann::ordered_json& manifest);
 
 }  // namespace cudabench::cli

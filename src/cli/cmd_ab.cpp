@@ -109,9 +109,21 @@ int run_ab(const ab_args& a) {
 
   const std::string dir =
       a.output_dir.empty() ? fmt::format("ab-{}-{}", file_name_component(s.name), utc_stamp()) : a.output_dir;
+  // What makes a later --resume the same experiment: every option a round's process measures with.
+  const nlohmann::ordered_json manifest = ab_manifest(a.sides, s.name, s.sha256,
+                                                      {{"filter", a.run.filter},
+                                                       {"reps", a.run.reps},
+                                                       {"warmup", a.run.warmup},
+                                                       {"min_time_ms", a.run.min_time_ms},
+                                                       {"warmup_ms", a.run.warmup_ms},
+                                                       {"device", a.run.device},
+                                                       {"mem_limit", a.run.mem_limit},
+                                                       {"cold", a.run.cold},
+                                                       {"hold_tuning", a.hold_tuning}});
   ab_resume_state resumed;
-  if (a.resume) resumed = read_ab_resume_state(dir, a.sides, s.name, s.sha256);
+  if (a.resume) resumed = read_ab_resume_state(dir, manifest);
   make_directories(dir + "/rounds");
+  write_text(dir + "/ab.json", manifest.dump(1) + "\n");
   const std::string session = a.resume ? resumed.session : session_id();
   std::string schedule;
   for (int r = 0; r < a.run.rounds; ++r)
@@ -226,7 +238,8 @@ void add_ab(CLI::App& app, int& exit_code) {
                 "so only the builds differ");
   cmd->add_flag("--resume", a->resume,
                 "Continue the ab in -o DIR where an earlier one stopped: its finished rounds are kept, the rest run "
-                "(same builds, same suite; --rounds may ask for more)");
+                "(same builds, suite, filter and measurement options, as DIR/ab.json records them; --rounds may ask "
+                "for more)");
   cmd->add_option("--format", a->format, "stdout format of the comparison")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();

@@ -236,7 +236,13 @@ TEST(CliAb, ResumeRefusesWhatIsNotTheSameAb) {
   EXPECT_NE(r.output.find("was an ab of other builds"), std::string::npos) << r.output;
   r = run_cudabench(two + " --suite full --resume -o " + dir + " --quiet");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("was an ab of suite \"quick\", not \"full\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("was an ab of other suite: {\"name\":\"quick\""), std::string::npos) << r.output;
+  r = run_cudabench(two + " --suite quick --filter 'matmul/*' --resume -o " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("was an ab of other options"), std::string::npos) << r.output;
+  r = run_cudabench(two + " --suite quick --reps 3 --resume -o " + dir + " --quiet");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("\"reps\":-1"), std::string::npos) << r.output;
   EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 1);  // what was measured is untouched
 }
 
