@@ -23,8 +23,6 @@
 namespace cudabench::cli {
 namespace {
 
-std::string side_name(std::size_t i) { return std::string(1, static_cast<char>('A' + i)); }
-
 std::vector<std::string> ab_child_argv(const ab_args& a, const suite& s, int device, const std::string& out_dir) {
   std::vector<std::string> argv{self_executable(), "ab"};
   argv.insert(argv.end(), a.sides.begin(), a.sides.end());

@@ -28,8 +28,10 @@ struct ab_args {
 // 3 when a GPU produced no comparison (the others are kept); 130 when interrupted.
 int run_ab_devices(const ab_args& a, const suite& s, const std::vector<std::string>& labels);
 
-// Shared with cmd_ab.cpp.
+// Shared with cmd_ab.cpp and ab_resume.cpp.
 std::string session_id();
+std::string side_name(std::size_t i);                                         // "A", "B", ...
+std::string round_file(const std::string& dir, std::size_t side, int round);  // DIR/rounds/B-3.json (round from 1)
 std::vector<std::string> split_labels(const std::string& s);
 void write_text(const std::string& path, const std::string& text);
 std::string report_text(const comparison& c, const std::string& format, bool color);

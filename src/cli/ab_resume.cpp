@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/ab_devices.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/result.hpp"
@@ -12,8 +13,6 @@
 
 namespace cudabench::cli {
 namespace {
-
-std::string side_name(std::size_t i) { return std::string(1, static_cast<char>('A' + i)); }
 
 // Round `round` (1-based) of a side is done when its process exited 0 (the side's merged file logs
 // every round's exit code) and its file reads: a process cut short exits otherwise.
@@ -76,7 +75,7 @@ ab_resume_state read_ab_resume_state(const std::string& dir, const nlohmann::ord
   }
   for (int r = 1;; ++r) {
     for (std::size_t i = 0; i < merged.size(); ++i)
-      if (!round_done(merged[i], fmt::format("{}/rounds/{}-{}.json", dir, side_name(i), r), r)) return st;
+      if (!round_done(merged[i], round_file(dir, i, r), r)) return st;
     st.done_rounds = r;
   }
 }

@@ -44,6 +44,12 @@ std::vector<std::size_t> order_of_round(int r, std::size_t n) {
 
 }  // namespace
 
+std::string side_name(std::size_t i) { return std::string(1, static_cast<char>('A' + i)); }
+
+std::string round_file(const std::string& dir, std::size_t side, int round) {
+  return fmt::format("{}/rounds/{}-{}.json", dir, side_name(side), round);
+}
+
 std::string session_id() {
   std::random_device rd;
   return fmt::format("{}-{:08x}", utc_stamp(), rd());
@@ -129,8 +135,7 @@ int run_ab(const ab_args& a) {
   for (int r = 0; r < a.run.rounds; ++r)
     for (std::size_t i : order_of_round(r, n)) schedule += static_cast<char>('A' + i);
   nlohmann::ordered_json side_list = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < n; ++i)
-    side_list.push_back({{"side", std::string(1, static_cast<char>('A' + i))}, {"command", a.sides[i]}});
+  for (std::size_t i = 0; i < n; ++i) side_list.push_back({{"side", side_name(i)}, {"command", a.sides[i]}});
 
   std::vector<side_rounds> sides(n);
   std::string held;  // --hold-tuning: the first round's file, replayed by every later run
@@ -138,7 +143,7 @@ int run_ab(const ab_args& a) {
   int run_no = 0;
   auto write_side = [&](std::size_t i) {  // the side's merged file, rewritten after every round
     if (!sides[i].any_result()) return;
-    const std::string side(1, static_cast<char>('A' + i));
+    const std::string side = side_name(i);
     result_file merged = sides[i].merged();
     merged.interleave = {{"session", session}, {"side", side}, {"sides", side_list}, {"schedule", schedule}};
     write_result_file(merged, fmt::format("{}/{}.json", dir, side));
@@ -146,7 +151,7 @@ int run_ab(const ab_args& a) {
   // --resume: the finished rounds' files join the sides as they are; the rounds after them run.
   for (int r = 0; r < std::min(resumed.done_rounds, a.run.rounds); ++r) {
     for (std::size_t i : order_of_round(r, n)) {
-      const std::string file = fmt::format("{}/rounds/{}-{}.json", dir, static_cast<char>('A' + i), r + 1);
+      const std::string file = round_file(dir, i, r + 1);
       sides[i].add(file, child_result{});
       if (a.hold_tuning && held.empty() && sides[i].last().has_result) held = file;
       ++run_no;
@@ -159,7 +164,7 @@ int run_ab(const ab_args& a) {
                std::min(resumed.done_rounds, a.run.rounds), a.run.rounds);
   for (int r = std::min(resumed.done_rounds, a.run.rounds); r < a.run.rounds && !interrupted; ++r) {
     for (std::size_t i : order_of_round(r, n)) {
-      const std::string side(1, static_cast<char>('A' + i));
+      const std::string side = side_name(i);
       ++run_no;
       if (!a.run.quiet)
         fmt::print(stderr, "=== ab run {}/{} (round {}, side {}{}): {}\n", run_no, schedule.size(), r + 1, side,
@@ -167,7 +172,7 @@ int run_ab(const ab_args& a) {
       child_run_options co = child_options(a.run, s.source);
       co.label = labels[i];
       if (a.hold_tuning && !held.empty()) co.tuning_from = held;
-      const std::string file = fmt::format("{}/rounds/{}-{}.json", dir, side, r + 1);
+      const std::string file = round_file(dir, i, r + 1);
       std::filesystem::remove(file);
       const child_result cr = run_child(child_run_argv(commands[i], co, file), true);
       sides[i].add(file, cr);
