@@ -5,10 +5,12 @@
 // missing mask, LayerNorm's mean terms, the softmax Jacobian -- is an O(1) relative error, far
 // above the tolerance. Links the GPU library for the reference's code but calls no CUDA, so it is
 // labelled `unit` and CI runs it (~0.5 s).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -129,6 +131,85 @@ TEST(ReferenceBackward, DropoutChangesGradients) {
   double diff = 0;
   for (std::size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::fabs(a[i] - b[i]));
   EXPECT_GT(diff, 1e-3);
+}
+
+// Imposed ReLU branches (reference_backward.hpp): its own branches change nothing; one flipped
+// branch moves exactly that unit's bias gradient and weight-gradient row in that block, is
+// counted, and its distance from zero reported.
+relu_branches own_branches(const reference_gradients& r) {
+  relu_branches b;
+  for (const auto& [block, h] : r.relu_inputs) {
+    auto& v = b[block];
+    for (double e : h) v.push_back(e > 0);
+  }
+  return b;
+}
+
+TEST(ReferenceBackward, OwnReluBranchesChangeNothing) {
+  const config c = tiny(0.3);
+  const problem p = make_problem(c);
+  const reference_gradients plain = reference_backward(c, p.weights, p.src, p.tgt, p.g);
+  ASSERT_EQ(plain.relu_inputs.size(), 4u);  // 2 encoder + 2 decoder feed-forward blocks
+  EXPECT_EQ(plain.relu_inputs.at("encoder.layers.1.").size(), 2u * 3 * 16);
+  EXPECT_EQ(plain.relu_inputs.at("decoder.layers.0.").size(), 2u * 4 * 16);
+  const relu_branches own = own_branches(plain);
+  const reference_gradients same = reference_backward(c, p.weights, p.src, p.tgt, p.g, &own);
+  EXPECT_EQ(same.relu_flips, 0u);
+  EXPECT_EQ(same.relu_flip_margin, 0.0);
+  EXPECT_EQ(same.params, plain.params);  // bit for bit
+}
+
+TEST(ReferenceBackward, AFlippedReluBranchIsFollowedAndCounted) {
+  const config c = tiny(0);
+  const problem p = make_problem(c);
+  const reference_gradients plain = reference_backward(c, p.weights, p.src, p.tgt, p.g);
+  relu_branches flipped = own_branches(plain);
+  const vec& h = plain.relu_inputs.at("decoder.layers.1.");
+  // The input nearest zero, as a rounding tie would be.
+  std::size_t at = 0;
+  double scale = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    scale = std::max(scale, std::fabs(h[i]));
+    if (std::fabs(h[i]) < std::fabs(h[at])) at = i;
+  }
+  flipped.at("decoder.layers.1.")[at] ^= 1;
+  const reference_gradients r = reference_backward(c, p.weights, p.src, p.tgt, p.g, &flipped);
+  EXPECT_EQ(r.relu_flips, 1u);
+  EXPECT_DOUBLE_EQ(r.relu_flip_margin, std::fabs(h[at]) / scale);
+  const std::size_t unit = at % c.dim_feedforward;
+  const vec& b0 = plain.params.at("decoder.layers.1.linear1.bias");
+  const vec& b1 = r.params.at("decoder.layers.1.linear1.bias");
+  for (std::size_t j = 0; j < b0.size(); ++j) {
+    if (j == unit) EXPECT_GT(std::fabs(b1[j] - b0[j]), 1e-6) << "the flipped unit's bias gradient";
+    else EXPECT_EQ(b1[j], b0[j]) << "bias gradient of unit " << j;
+  }
+  const vec& w0 = plain.params.at("decoder.layers.1.linear1.weight");
+  const vec& w1 = r.params.at("decoder.layers.1.linear1.weight");
+  for (std::size_t i = 0; i < w0.size(); ++i)
+    if (i / c.d_model != unit) EXPECT_EQ(w1[i], w0[i]) << "weight gradient element " << i;
+}
+
+TEST(ReferenceBackward, ImposedBranchesMustCoverEveryBlock) {
+  const config c = tiny(0);
+  const problem p = make_problem(c);
+  relu_branches b = own_branches(reference_backward(c, p.weights, p.src, p.tgt, p.g));
+  relu_branches missing = b;
+  missing.erase("encoder.layers.1.");
+  try {
+    reference_backward(c, p.weights, p.src, p.tgt, p.g, &missing);
+    ADD_FAILURE() << "a missing block was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("encoder.layers.1."), std::string::npos) << e.what();
+  }
+  b.at("decoder.layers.0.").pop_back();
+  try {
+    reference_backward(c, p.weights, p.src, p.tgt, p.g, &b);
+    ADD_FAILURE() << "a short block was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("127 ReLU branches for the feed-forward block decoder.layers.0., which has 128"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -69,6 +69,10 @@ class model {
   void fill_grad_output(std::uint64_t seed, cudaStream_t stream);                   // G in [-1, 1)
   float* grad_output() const { return reinterpret_cast<float*>(grad_out_.get()); }  // [batch, tgt_len, d_model]
   float* gradient(const std::string& name) const;  // device pointer, the shape of params().entry(name)
+  // Train mode: the ReLU output a forward saved for feed-forward block `layer` of the encoder or
+  // the decoder, [tokens, dim_feedforward] of cfg().dtype; the backward reads it and never writes
+  // it. Validation reads which branch each input took from it (validate.hpp).
+  void* relu_output(bool decoder, int layer) const;
 
   const config& cfg() const { return cfg_; }
   parameters& params() { return params_; }

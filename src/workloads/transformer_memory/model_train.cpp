@@ -6,6 +6,8 @@
 //   both:         out_proj/linear2 -> scratch | x + dropout -> mask, sum | LayerNorm -> stats, output
 // The copy of the attention output is PyTorch's permute(...).contiguous() before out_proj: it
 // keeps both, so this does too. Nothing is recomputed and nothing freed before the end.
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "cudabench/errors.hpp"
@@ -43,6 +45,15 @@ void model::allocate_saved() {
     dec_saved_.push_back({allocate(saved_self_attention(sh, sh.tgt_len)), allocate(saved_cross_attention(sh)),
                           allocate(saved_feed_forward(sh, sh.tgt_len))});
   dec_norm_saved_ = allocate(saved_final_norm(sh, sh.tgt_len));
+}
+
+void* model::relu_output(bool decoder, int layer) const {
+  const int layers = decoder ? cfg_.decoder_layers : cfg_.encoder_layers;
+  if (!cfg_.train()) throw std::logic_error("transformer: relu_output() outside train mode");
+  if (layer < 0 || layer >= layers)
+    throw std::out_of_range(fmt::format("transformer: relu_output of {} layer {} (it has {})",
+                                        decoder ? "decoder" : "encoder", layer, layers));
+  return decoder ? dec_saved_[layer].ff.at(ff_relu) : enc_saved_[layer].ff.at(ff_relu);
 }
 
 kernels::transformer_memory::dropout_params model::dropout_at(int layer, dropout_site site, std::uint8_t* mask,

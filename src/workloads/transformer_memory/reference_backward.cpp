@@ -11,6 +11,8 @@
 // reference); the unit test checks that both give the same output.
 #include "workloads/transformer_memory/reference_backward.hpp"
 
+#include <stdexcept>
+
 #include "workloads/transformer_memory/reference_ops.hpp"
 
 namespace cudabench::transformer {
@@ -160,7 +162,8 @@ void mha_backward(const config& c, const weight_map& m, weight_map& g, const std
 }
 
 struct ffn_tape {
-  vec h, hidden;  // linear1's output before ReLU; linear2's input (ReLU, then dropout)
+  vec h, hidden;                       // linear1's output before ReLU; linear2's input (ReLU, then dropout)
+  std::vector<std::uint8_t> positive;  // the branch the backward follows: h > 0, or a caller's (adopt_branches)
 };
 
 vec ffn_forward(const config& c, const weight_map& m, const std::string& p, const vec& x, int rows, const dropper& drop,
@@ -168,6 +171,8 @@ vec ffn_forward(const config& c, const weight_map& m, const std::string& p, cons
   t.h = linear(x, rows, c.d_model, w(m, p, "linear1.weight"), w(m, p, "linear1.bias"), 0, c.dim_feedforward);
   t.hidden = t.h;
   for (double& e : t.hidden) e = std::max(e, 0.0);
+  t.positive.resize(t.h.size());
+  for (std::size_t i = 0; i < t.h.size(); ++i) t.positive[i] = t.h[i] > 0;
   apply(drop, t.hidden);
   return linear(t.hidden, rows, c.dim_feedforward, w(m, p, "linear2.weight"), w(m, p, "linear2.bias"), 0, c.d_model);
 }
@@ -177,7 +182,7 @@ void ffn_backward(const config& c, const weight_map& m, weight_map& g, const std
   vec dhidden(t.hidden.size(), 0.0);
   linear_backward(t.hidden, dout, rows, c.dim_feedforward, w(m, p, "linear2.weight"), 0, c.d_model, dhidden,
                   grad(g, p, "linear2.weight"), grad(g, p, "linear2.bias"));
-  for (std::size_t i = 0; i < dhidden.size(); ++i) dhidden[i] = t.h[i] > 0 ? drop(dhidden[i], i) : 0.0;
+  for (std::size_t i = 0; i < dhidden.size(); ++i) dhidden[i] = t.positive[i] ? drop(dhidden[i], i) : 0.0;
   linear_backward(x, dhidden, rows, c.d_model, w(m, p, "linear1.weight"), 0, c.dim_feedforward, dx,
                   grad(g, p, "linear1.weight"), grad(g, p, "linear1.bias"));
 }
@@ -270,10 +275,33 @@ vec decoder_backward(const config& c, const weight_map& m, weight_map& g, int i,
   return dy0;
 }
 
+// Records block `prefix`'s ReLU inputs in r and, given `branches`, makes the tape follow them,
+// counting where they differ from the double inputs' signs (reference_backward.hpp says why).
+void adopt_branches(const std::string& prefix, ffn_tape& t, const relu_branches* branches, reference_gradients& r) {
+  r.relu_inputs[prefix] = t.h;
+  if (!branches) return;
+  const auto it = branches->find(prefix);
+  if (it == branches->end())
+    throw std::invalid_argument("reference_backward: no ReLU branches for the feed-forward block " + prefix);
+  if (it->second.size() != t.h.size())
+    throw std::invalid_argument("reference_backward: " + std::to_string(it->second.size()) +
+                                " ReLU branches for the feed-forward block " + prefix + ", which has " +
+                                std::to_string(t.h.size()) + " inputs");
+  double scale = 0;
+  for (double e : t.h) scale = std::max(scale, std::fabs(e));
+  for (std::size_t i = 0; i < t.h.size(); ++i) {
+    const std::uint8_t taken = it->second[i] != 0;
+    if (taken == t.positive[i]) continue;
+    ++r.relu_flips;
+    r.relu_flip_margin = std::max(r.relu_flip_margin, std::fabs(t.h[i]) / (scale > 0 ? scale : 1.0));
+    t.positive[i] = taken;
+  }
+}
+
 }  // namespace
 
 reference_gradients reference_backward(const config& c, const weight_map& m, const vec& src, const vec& tgt,
-                                       const vec& grad_out) {
+                                       const vec& grad_out, const relu_branches* branches) {
   const int ms = c.batch * c.src_len, mt = c.batch * c.tgt_len;
   std::vector<encoder_tape> et(c.encoder_layers);
   std::vector<decoder_tape> dt(c.decoder_layers);
@@ -289,6 +317,8 @@ reference_gradients reference_backward(const config& c, const weight_map& m, con
 
   reference_gradients r;
   r.output = y;
+  for (int i = 0; i < c.encoder_layers; ++i) adopt_branches(layer_prefix(false, i), et[i].ff, branches, r);
+  for (int i = 0; i < c.decoder_layers; ++i) adopt_branches(layer_prefix(true, i), dt[i].ff, branches, r);
   for (const auto& [name, v] : m) r.params[name].assign(v.size(), 0.0);
   vec dy = norm_backward(c, m, r.params, "decoder.norm", dec_last, grad_out, mt);
   vec dmemory(memory.size(), 0.0);

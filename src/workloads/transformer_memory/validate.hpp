@@ -10,6 +10,7 @@
 
 #include "cudabench/gpu/workload.hpp"
 #include "workloads/transformer_memory/model.hpp"
+#include "workloads/transformer_memory/reference_backward.hpp"
 
 namespace cudabench::transformer {
 
@@ -38,13 +39,23 @@ double validation_tolerance(dtype type);
 // Every output element finite; max |output| reported in the message.
 validation_outcome check_finite(const model& m);
 
+// The ReLU branches m's last forward took (train mode): 1 where its saved ReLU output is > 0, for
+// every feed-forward block, keyed as reference_backward.hpp's relu_branches.
+relu_branches gpu_relu_branches(const model& m);
+
 // After m.forward() and m.backward() (cfg.backward): every parameter's gradient against
-// reference_backward(snapshot). Runs nothing on the GPU (a test can corrupt a gradient first).
-// The error of a tensor is max |got - ref| / max |ref| over that tensor: gradients have no O(1)
-// scale as the outputs have, and within one tensor they share one.
+// reference_backward(snapshot) run on the GPU's own ReLU branches (reference_backward.hpp says
+// why). Runs nothing on the GPU (a test can corrupt a gradient first). The error of a tensor is
+// max |got - ref| / max |ref| over that tensor: gradients have no O(1) scale as the outputs have,
+// and within one tensor they share one. Fails too when a branch the GPU took differs from the
+// double input's sign by more than relu_flip_margin() of its block's largest input: such an
+// input was not within rounding of zero, so the forward's ReLU is wrong.
 validation_outcome compare_gradients(const model& m, const host_snapshot& snap, double tolerance);
 // fp32 vs double, see validate.cpp for the margin.
 double gradient_tolerance();
+// How far from zero, relative to its block's largest |input|, a ReLU input may be and still take
+// the other branch on the GPU than in double. See validate.cpp.
+double relu_flip_margin();
 // Every gradient element finite, and not all zero (full-size model; no reference at that size).
 validation_outcome check_gradients_finite(const model& m);
 
