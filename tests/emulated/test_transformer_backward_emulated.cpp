@@ -85,9 +85,9 @@ validation_outcome check_with_planted_branch(double p, plant what, double* plain
   std::size_t at = 0;
   if (what == plant::tie) {
     const transformer::host_snapshot before = transformer::snapshot(m);
-    const std::vector<double> h = transformer::reference_backward(c, before.weights, before.src, before.tgt,
-                                                                  before.grad_out)
-                                      .relu_inputs.at("encoder.layers.0.");
+    const std::vector<double> h =
+        transformer::reference_backward(c, before.weights, before.src, before.tgt, before.grad_out)
+            .relu_inputs.at("encoder.layers.0.");
     const std::uint64_t seed = transformer::dropout_site_seed(c.dropout_seed, 0, transformer::dropout_site::ffn_hidden);
     double scale = 0;
     for (double e : h) scale = std::max(scale, std::fabs(e));
@@ -131,9 +131,10 @@ TEST(TransformerBackwardEmulated, AReluTieTakenTheOtherWayPasses) {
   for (double p : {0.0, 0.1}) {
     double plain_error = 0;
     const validation_outcome g = check_with_planted_branch(p, plant::tie, &plain_error);
-    std::printf("p %.1f, a ReLU tie taken the other way: %s; against double's own branches the bias gradient is "
-                "off by %.3g\n",
-                p, g.message.c_str(), plain_error);
+    std::printf(
+        "p %.1f, a ReLU tie taken the other way: %s; against double's own branches the bias gradient is "
+        "off by %.3g\n",
+        p, g.message.c_str(), plain_error);
     EXPECT_TRUE(g.passed) << g.message;
     EXPECT_NE(g.message.find(" 1 of 29696 ReLU branches differ"), std::string::npos) << g.message;
     // What the branches are for: judged on double's own branch, the same correct backward fails.

@@ -206,8 +206,9 @@ TEST(ReferenceBackward, ImposedBranchesMustCoverEveryBlock) {
     reference_backward(c, p.weights, p.src, p.tgt, p.g, &b);
     ADD_FAILURE() << "a short block was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("127 ReLU branches for the feed-forward block decoder.layers.0., which has 128"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("127 ReLU branches for the feed-forward block decoder.layers.0., which has 128"),
+        std::string::npos)
         << e.what();
   }
 }

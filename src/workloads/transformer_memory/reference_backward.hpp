@@ -27,8 +27,8 @@ namespace cudabench::transformer {
 using relu_branches = std::map<std::string, std::vector<std::uint8_t>>;
 
 struct reference_gradients {
-  std::vector<double> output;                         // the forward's output, [batch, tgt_len, d_model]
-  std::map<std::string, std::vector<double>> params;  // dL/dparameter under every state_dict name
+  std::vector<double> output;                              // the forward's output, [batch, tgt_len, d_model]
+  std::map<std::string, std::vector<double>> params;       // dL/dparameter under every state_dict name
   std::map<std::string, std::vector<double>> relu_inputs;  // linear1's output per block, keyed as relu_branches
   // With imposed branches: how many differ from the sign of the double ReLU input, and the largest
   // |input| / max |input| of its block among those (0 when none differ).

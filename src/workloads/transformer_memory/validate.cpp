@@ -100,10 +100,9 @@ relu_branches gpu_relu_branches(const model& m) {
   const config& c = m.cfg();
   relu_branches out;
   const auto read = [&](bool decoder, int layer, std::int64_t tokens) {
-    const std::vector<float> relu = download_floats(
-        m.relu_output(decoder, layer), static_cast<std::size_t>(tokens) * c.dim_feedforward, c.dtype);
-    std::vector<std::uint8_t>& b =
-        out[(decoder ? "decoder.layers." : "encoder.layers.") + std::to_string(layer) + "."];
+    const std::vector<float> relu =
+        download_floats(m.relu_output(decoder, layer), static_cast<std::size_t>(tokens) * c.dim_feedforward, c.dtype);
+    std::vector<std::uint8_t>& b = out[(decoder ? "decoder.layers." : "encoder.layers.") + std::to_string(layer) + "."];
     b.resize(relu.size());
     for (std::size_t i = 0; i < relu.size(); ++i) b[i] = relu[i] > 0;
   };
@@ -114,8 +113,7 @@ relu_branches gpu_relu_branches(const model& m) {
 
 validation_outcome compare_gradients(const model& m, const host_snapshot& snap, double tolerance) {
   const relu_branches taken = gpu_relu_branches(m);  // synchronises
-  const reference_gradients ref =
-      reference_backward(m.cfg(), snap.weights, snap.src, snap.tgt, snap.grad_out, &taken);
+  const reference_gradients ref = reference_backward(m.cfg(), snap.weights, snap.src, snap.tgt, snap.grad_out, &taken);
   std::size_t relu_inputs = 0;
   for (const auto& [block, b] : taken) relu_inputs += b.size();
   validation_outcome out;
@@ -147,10 +145,11 @@ validation_outcome compare_gradients(const model& m, const host_snapshot& snap, 
       "double's{}",
       m.params().table().size(), elems, out.max_rel_error, worst_name, nonfinite, tolerance, ref.relu_flips,
       relu_inputs,
-      ref.relu_flips == 0 ? std::string()
-                          : fmt::format(", the farthest from zero at {:.2g} of its block's largest input (limit {:.0e}){}",
-                                        ref.relu_flip_margin, relu_flip_margin(),
-                                        branches_ok ? "" : ": not a rounding tie, the forward's ReLU is wrong"));
+      ref.relu_flips == 0
+          ? std::string()
+          : fmt::format(", the farthest from zero at {:.2g} of its block's largest input (limit {:.0e}){}",
+                        ref.relu_flip_margin, relu_flip_margin(),
+                        branches_ok ? "" : ": not a rounding tie, the forward's ReLU is wrong"));
   if (nonfinite != 0) out.max_rel_error = INFINITY;
   return out;
 }
