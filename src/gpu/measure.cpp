@@ -17,6 +17,7 @@
 #include "cudabench/energy_metrics.hpp"
 #include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/gpu/cuda_handles.hpp"
+#include "cudabench/gpu/graph_batch.hpp"
 #include "cudabench/gpu/runner.hpp"
 #include "cudabench/gpu/timing.hpp"
 #include "cudabench/nvml.hpp"
@@ -116,32 +117,9 @@ class profiler_range {
   bool open_ = true;
 };
 
-// A graph of `runs` back-to-back runs, replayed as one launch: for runs of a few microseconds the
-// host cannot launch them one by one as fast as the GPU finishes them, so a loop of launches times
-// the host's launch rate (1024^3 GEMMs spread 17-27% between processes that way); a replayed
-// graph keeps the GPU fed. Empty when run() cannot be captured after all.
-struct graph_batch {
-  graph_exec exec;
-  long runs = 0;
-  explicit operator bool() const { return static_cast<bool>(exec); }
-};
-
-constexpr double kGraphLaunchMs = 0.5;  // GPU time one replay should cover (a launch costs a few us)
-constexpr long kMaxRunsPerGraph = 256;
-
+// A graph of back-to-back runs, replayed as one launch (graph_batch.hpp says why).
 graph_batch capture_batch(workload& w, cudaStream_t stream, double one_run_ms) {
-  graph_batch b;
-  const long runs = std::clamp<long>(static_cast<long>(std::ceil(kGraphLaunchMs / one_run_ms)), 1, kMaxRunsPerGraph);
-  try {
-    b.exec.capture(stream, [&](cudaStream_t s) {
-      for (long i = 0; i < runs; ++i) w.run(s);
-    });
-    b.runs = runs;
-  } catch (const std::exception&) {
-    b.exec.reset();
-    (void)cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
-  }
-  return b;
+  return capture_graph_batch(stream, calls_per_replay(one_run_ms), [&w](cudaStream_t s) { w.run(s); });
 }
 
 }  // namespace
@@ -242,7 +220,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         const double replay_ms = std::max(1e-4, static_cast<double>(end.since(start)));
         replays = std::clamp<long>(static_cast<long>(std::ceil(opts.settings.min_time_ms / replay_ms)), 1,
-                                   kMaxRunsPerRepetition / batch.runs);
+                                   kMaxRunsPerRepetition / batch.calls);
       }
     }
     w->before_timing(ctx);
@@ -287,7 +265,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         for (long i = 0; i < replays; ++i) batch.exec.launch(ctx.stream);
         end.record(ctx.stream);
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
-        timed_runs = replays * batch.runs;
+        timed_runs = replays * batch.calls;
         elapsed = end.since(start);
         close_window();
         // The launch-inclusive time, as un-captured runs are timed: kept as `launch_ms`.

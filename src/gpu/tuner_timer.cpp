@@ -7,13 +7,12 @@
 #include <utility>
 
 #include "cudabench/gpu/cuda_check.hpp"
+#include "cudabench/gpu/graph_batch.hpp"
 #include "cudabench/gpu/timing.hpp"
 
 namespace cudabench {
 namespace {
 
-constexpr double kReplayMs = 0.5;  // GPU time one replay should cover, as the harness's graph batches
-constexpr long kMaxCallsPerGraph = 256;
 constexpr long kMaxReplays = 100000;  // bounds a measurement whose per-call estimate was far too high
 
 long at_least(double ms, double per_ms, long most) {
@@ -27,18 +26,18 @@ tuner_timer::tuner_timer(cudaStream_t stream, std::function<void()> enqueue)
   enqueue_();  // first-call costs (module load, lazy library setup) stay outside everything timed
   CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_));
   one_call_ms_ = time_enqueued_ms(stream_, 1, enqueue_);  // launch-inclusive: errs high, sizes only
-  calls_per_replay_ = at_least(kReplayMs, one_call_ms_, kMaxCallsPerGraph);
+  graph_batch batch =
+      capture_graph_batch(stream_, cudabench::calls_per_replay(one_call_ms_), [this](cudaStream_t) { enqueue_(); });
+  if (!batch) return;  // launched call by call
   try {
-    graph_.capture(stream_, [this](cudaStream_t) {
-      for (long i = 0; i < calls_per_replay_; ++i) enqueue_();
-    });
-    graph_.launch(stream_);  // the first replay uploads the graph
+    batch.exec.launch(stream_);  // the first replay uploads the graph
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(stream_));
   } catch (const std::exception&) {
-    graph_.reset();
-    calls_per_replay_ = 1;
-    (void)cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
+    (void)cudaGetLastError();  // launched call by call
+    return;
   }
+  graph_ = std::move(batch.exec);
+  calls_per_replay_ = batch.calls;
 }
 
 double tuner_timer::per_call_ms(double min_ms) {
