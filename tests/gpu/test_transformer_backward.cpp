@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "common/transformer_relu_plant.hpp"
 #include "cudabench/device_memory.hpp"
 #include "cudabench/gpu/blaslt.hpp"
 #include "cudabench/gpu/cuda_check.hpp"
@@ -61,6 +62,28 @@ TEST(TransformerBackwardGpu, GradientsMatchCpuReference) {
     EXPECT_TRUE(v.passed) << v.message;
     EXPECT_LE(v.max_rel_error, transformer::gradient_tolerance());
   }
+}
+
+// The reference follows the GPU's ReLU branches (reference_backward.hpp): an input planted within
+// rounding of zero and taken the other way passes, and is counted; the largest input zeroed (a
+// wrong ReLU, not a tie) fails (tests/common/transformer_relu_plant.hpp).
+TEST(TransformerBackwardGpu, AReluTieTakenTheOtherWayPassesAndAWrongReluFails) {
+  REQUIRE_GPU();
+  for (double p : {0.0, 0.1}) {
+    double plain_error = 0;
+    const validation_outcome tie =
+        plants::check_with_planted_branch(backward_config(p), plants::relu_plant::tie, &plain_error);
+    std::printf("p %.1f, a ReLU tie taken the other way: %s; against double's own branches off by %.3g\n", p,
+                tie.message.c_str(), plain_error);
+    EXPECT_TRUE(tie.passed) << tie.message;
+    EXPECT_GT(plain_error, transformer::gradient_tolerance());
+  }
+  double plain_error = 0;
+  const validation_outcome wrong =
+      plants::check_with_planted_branch(backward_config(0.0), plants::relu_plant::largest, &plain_error);
+  std::printf("largest ReLU output zeroed: %s\n", wrong.message.c_str());
+  EXPECT_FALSE(wrong.passed) << wrong.message;
+  EXPECT_NE(wrong.message.find("the forward's ReLU is wrong"), std::string::npos) << wrong.message;
 }
 
 // Negative control: one tensor's gradient scaled by 1.01 (a 1% error, 10x the tolerance) fails
