@@ -55,12 +55,15 @@ TEST(LlmKernels, ResidualRmsnorm) {
 
 TEST(LlmKernels, RopeAndKvAppend) {
   REQUIRE_GPU();
-  // A small shape (one block per token), a grouped-query one and Llama-2-7B's heads (several
-  // blocks per token share the rotations: 20 and 32 slices).
+  // Shapes of the packed kernel (head_dim a multiple of 16: a small one, a grouped-query one and
+  // Llama-2-7B's heads) and of the scalar one (head_dim 12 and 24: one block per token, and several
+  // blocks sharing a token's rotations). Both follow rope_math.cuh's rounding rule, checked bit for
+  // bit below.
   struct heads {
     int nh, nkv, hd;
   };
-  for (const heads shape : {heads{4, 2, 16}, heads{32, 8, 128}, heads{32, 32, 128}}) {
+  for (const heads shape :
+       {heads{4, 2, 16}, heads{32, 8, 128}, heads{32, 32, 128}, heads{4, 2, 12}, heads{40, 8, 24}}) {
     const int nh = shape.nh, nkv = shape.nkv, hd = shape.hd, rows = 3, max_len = 10;
     const int stride = (nh + 2 * nkv) * hd;
     const auto qkv = random_values(rows * stride, 31, -2, 2);
@@ -86,6 +89,7 @@ TEST(LlmKernels, RopeAndKvAppend) {
       const auto got_k = download_half(kc.get(), nkv * max_len * hd);
       const auto got_v = download_half(vc.get(), nkv * max_len * hd);
       double worst = 0;
+      int rule_mismatches = 0;
       for (int r = 0; r < s.rows; ++r) {
         const int p = decode ? 7 : r;
         for (int head = 0; head < nh + nkv; ++head)
@@ -103,6 +107,14 @@ TEST(LlmKernels, RopeAndKvAppend) {
               g2 = got_k[base + i + hd / 2];
             }
             worst = std::max({worst, std::abs(g1 - o1), std::abs(g2 - o2)});
+            // The rule: each product rounded to fp16, then their sum (rope_math.cuh), with the
+            // table's fp16 cos and sin.
+            const float c = __half2float(table[2 * (p * (hd / 2) + i)]);
+            const float sn = __half2float(table[2 * (p * (hd / 2) + i) + 1]);
+            const float f1 = static_cast<float>(x1), f2 = static_cast<float>(x2);
+            const float r1 = static_cast<float>(rh(static_cast<float>(rh(f1 * c)) + static_cast<float>(rh(-f2 * sn))));
+            const float r2 = static_cast<float>(rh(static_cast<float>(rh(f2 * c)) + static_cast<float>(rh(f1 * sn))));
+            rule_mismatches += (static_cast<float>(g1) != r1) + (static_cast<float>(g2) != r2);
           }
         for (int j = 0; j < nkv * hd; ++j) {
           const int head = j / hd, d = j % hd;
@@ -112,6 +124,7 @@ TEST(LlmKernels, RopeAndKvAppend) {
       std::printf("rope %d/%d heads of %d (%s): max abs error %.3g (values in [-2.8, 2.8])\n", nh, nkv, hd,
                   decode ? "decode" : "prefill", worst);
       EXPECT_LT(worst, 8e-3);  // a few fp16 roundings of values up to ~2.8
+      EXPECT_EQ(rule_mismatches, 0) << nh << "/" << nkv << " heads of " << hd;
       // Nothing written at other positions of the cache.
       for (int p = 0; p < max_len; ++p) {
         const bool written = decode ? p == 7 : p < rows;
