@@ -62,6 +62,17 @@ __global__ void missing_barrier_kernel(const int* in, int* out) {
   out[threadIdx.x] = tile[(threadIdx.x + 1) % 64];
 }
 
+// Dynamic shared memory, sized by the launch: each block reverses its `n`-element slice through
+// it, read as two views (the aligned declaration nvcc code uses, and floats).
+__global__ void dynamic_reverse_kernel(const float* in, float* out, int n) {
+  extern __shared__ __align__(16) unsigned char raw[];
+  float* tile = reinterpret_cast<float*>(raw);
+  const int base = blockIdx.x * n;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) tile[i] = in[base + i];
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[base + i] = tile[n - 1 - i];
+}
+
 }  // namespace
 
 void coordinates(int* out, dim3 grid, dim3 block) { coordinates_kernel<<<grid, block>>>(out); }
@@ -74,5 +85,8 @@ void ragged_block_sum(const float* in, int n, float* out) {
 }
 void atomic_count(float* total, int blocks, int threads) { atomic_count_kernel<<<blocks, threads>>>(total); }
 void missing_barrier(const int* in, int* out) { missing_barrier_kernel<<<1, 64>>>(in, out); }
+void dynamic_reverse(const float* in, float* out, int n, int blocks) {
+  dynamic_reverse_kernel<<<blocks, 64, n * sizeof(float)>>>(in, out, n);
+}
 
 }  // namespace cudabench::emu_probe

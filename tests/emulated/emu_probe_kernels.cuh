@@ -10,5 +10,6 @@ void warp_sums(const float* in, float* sums, float* maxima, int blocks);  // 96-
 void ragged_block_sum(const float* in, int n, float* out);                // sums of 128-element slices, the last short
 void atomic_count(float* total, int blocks, int threads);                 // adds 1 per thread
 void missing_barrier(const int* in, int* out);  // 64 threads, out[t] = in[t + 1 mod 64], but racy
+void dynamic_reverse(const float* in, float* out, int n, int blocks);  // n-element slices reversed, dynamic smem
 
 }  // namespace cudabench::emu_probe

@@ -41,6 +41,8 @@ cudaError_t cudaMemset(void* d, int v, size_t n) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+// The emulator has no shared-memory limit to raise (gemv.cu asks past 48 KB for long rows).
+cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 const char* cublasGetStatusName(cublasStatus_t) { return "emulated cuBLAS status"; }
 }

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,10 +150,19 @@ std::uint64_t exchange(std::uint64_t value, int src_lane) {
   return out;
 }
 
-void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& body) {
+namespace {
+thread_local void* dynamic_smem_base = nullptr;
+}  // namespace
+
+void* dynamic_shared() { return dynamic_smem_base; }
+
+void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& body, std::size_t dynamic_smem) {
   const int n = static_cast<int>(block.x * block.y * block.z);
   const unsigned blocks = grid.x * grid.y * grid.z;
   if (n <= 0 || blocks == 0) return;
+  const std::size_t smem_bytes = (dynamic_smem + 127) / 128 * 128;
+  std::unique_ptr<void, void (*)(void*)> smem(smem_bytes ? std::aligned_alloc(128, smem_bytes) : nullptr, std::free);
+  dynamic_smem_base = smem.get();
   block_run r;
   r.fibers.resize(static_cast<std::size_t>(n));
   for (std::size_t t = 0; t < r.fibers.size(); ++t) r.fibers[t].stack = pooled_stack(t);
@@ -163,6 +173,7 @@ void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& 
   run = &r;
   for (unsigned b = 0; b < blocks; ++b) {
     r.block_index = uint3{b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y)};
+    if (smem) std::memset(smem.get(), 0xcd, smem_bytes);
     for (auto& f : r.fibers) {
       getcontext(&f.context);
       f.context.uc_stack.ss_sp = f.stack;
@@ -174,6 +185,7 @@ void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& 
     schedule(r);
   }
   run = nullptr;
+  dynamic_smem_base = nullptr;
 }
 
 }  // namespace cuda_emu

@@ -10,7 +10,9 @@
 // live threads of the block (the warp) have reached it. Between barriers the threads run in
 // ascending order, or descending with CUDA_EMU_ORDER=reverse. __shared__ memory is one array per
 // block (a function-local static: blocks never overlap); a warp is 32 consecutive threads, whose
-// shuffles exchange through a slot array between two warp barriers; a thread that returns leaves
+// shuffles exchange through a slot array between two warp barriers; dynamic shared memory
+// (`extern __shared__`) is one buffer of the launch's size, refilled with 0xcd before each block;
+// fences are no-ops and cache-hinted loads plain loads; a thread that returns leaves
 // the barriers, as an exited CUDA thread does. What it cannot run: tensor-core instructions, inline
 // PTX, texture or cooperative-groups calls -- such a kernel does not compile here, which is the
 // intended failure. What it cannot find: timing-dependent races beyond the two orders, and memory
@@ -55,8 +57,13 @@ struct thread_coords {
 extern thread_local thread_coords here;
 
 // Every block of the grid runs `body`, one block after another, the block's threads concurrently;
-// returns when the last block has finished.
-void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& body);
+// returns when the last block has finished. `dynamic_smem` bytes back dynamic_shared().
+void run_grid(const dim3& grid, const dim3& block, const std::function<void()>& body, std::size_t dynamic_smem = 0);
+
+// The launch's dynamic shared memory (the smem argument of <<<...>>>): cudabench_emulate_kernels
+// rewrites `extern __shared__ T name[];` into a pointer to it. 128-byte aligned; filled with 0xcd
+// bytes before each block, so a kernel that reads it before writing sees garbage here as on a GPU.
+void* dynamic_shared();
 
 void sync_block();  // __syncthreads
 void sync_warp();   // __syncwarp
@@ -67,18 +74,19 @@ int lane();
 class launcher {
  public:
   explicit launcher(dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr)
-      : grid_(grid), block_(block) {
-    (void)shared_bytes;
+      : grid_(grid), block_(block), shared_bytes_(shared_bytes) {
     (void)stream;
   }
   // Arguments are copied once, as a launch copies them into the parameter buffer.
   template <class Kernel, class... Args>
   void run(Kernel kernel, Args... args) const {
-    run_grid(grid_, block_, [&] { kernel(args...); });
+    run_grid(
+        grid_, block_, [&] { kernel(args...); }, shared_bytes_);
   }
 
  private:
   dim3 grid_, block_;
+  std::size_t shared_bytes_;
 };
 
 template <class T>
@@ -117,10 +125,32 @@ T __shfl_down_sync(unsigned, T v, unsigned delta, int = 32) {
 }
 
 // A block's threads are fibers on one OS thread and never preempted, so a plain add is atomic.
-inline float atomicAdd(float* p, float v) {
-  const float old = *p;
+template <class T>
+T atomicAdd(T* p, T v) {
+  const T old = *p;
   *p = old + v;
   return old;
+}
+// Blocks run one after another and their threads never overlap a memory access: every write is
+// visible to every later read, so fences have nothing to order.
+inline void __threadfence() {}
+// nvcc's cuda_runtime.h adds this overload for kernel pointers; g++ sees only the C function.
+template <class... P>
+cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, int value) {
+  return ::cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), attr, value);
+}
+// Cache-hinted loads are plain loads.
+template <class T>
+T __ldcs(const T* p) {
+  return *p;
+}
+template <class T>
+T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+T __ldcg(const T* p) {
+  return *p;
 }
 
 inline float __uint_as_float(unsigned u) {

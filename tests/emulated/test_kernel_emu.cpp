@@ -1,5 +1,5 @@
 // The kernel emulator runs CUDA's execution model faithfully enough for the kernels it is given:
-// coordinates, shared memory and barriers, warp shuffles, early exits, atomics (the probe kernels
+// coordinates, shared memory (static and dynamic) and barriers, warp shuffles, early exits, atomics (the probe kernels
 // in emu_probe_kernels.cu against host arithmetic).
 #include <cstdlib>
 #include <numeric>
@@ -37,6 +37,15 @@ TEST(KernelEmulator, SharedMemoryAndBarriers) {
   emu_probe::reverse(in.data(), out.data(), blocks);
   for (int b = 0; b < blocks; ++b)
     for (int t = 0; t < 256; ++t) EXPECT_EQ(out[b * 256 + t], in[b * 256 + 255 - t]) << b << " " << t;
+}
+
+TEST(KernelEmulator, DynamicSharedMemoryIsTheLaunchsSize) {
+  const int blocks = 3, n = 5000;  // 20 KB per block, more than one thread's share
+  std::vector<float> in(static_cast<std::size_t>(n) * blocks), out(in.size());
+  std::iota(in.begin(), in.end(), 0.f);
+  emu_probe::dynamic_reverse(in.data(), out.data(), n, blocks);
+  for (int b = 0; b < blocks; ++b)
+    for (int t = 0; t < n; ++t) ASSERT_EQ(out[b * n + t], in[b * n + n - 1 - t]) << b << " " << t;
 }
 
 TEST(KernelEmulator, WarpReductionsOfTheSharedHeader) {

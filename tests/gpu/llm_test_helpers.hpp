@@ -70,4 +70,22 @@ inline double rel_error(const std::vector<float>& got, const std::vector<double>
 
 inline double silu(double x) { return x / (1 + std::exp(-x)); }
 
+// Softmax attention of one query over keys 0..len-1 of one KV head, in double.
+inline std::vector<double> naive_attention(const float* q, const std::vector<float>& kc, const std::vector<float>& vc,
+                                           int kvh, int max_len, int hd, int len) {
+  std::vector<double> s(len), out(hd, 0.0);
+  double mx = -1e300, sum = 0;
+  for (int t = 0; t < len; ++t) {
+    double dot = 0;
+    for (int d = 0; d < hd; ++d)
+      dot += static_cast<double>(q[d]) * kc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
+    s[t] = dot / std::sqrt(static_cast<double>(hd));
+    mx = std::max(mx, s[t]);
+  }
+  for (double& v : s) sum += (v = std::exp(v - mx));
+  for (int t = 0; t < len; ++t)
+    for (int d = 0; d < hd; ++d) out[d] += s[t] / sum * vc[(static_cast<std::size_t>(kvh) * max_len + t) * hd + d];
+  return out;
+}
+
 }  // namespace cudabench::llm_test
