@@ -27,6 +27,20 @@ using namespace cudabench::llm_test;
 
 #define REQUIRE_GPU() CUDABENCH_REQUIRE_GPU("GPU test skipped")
 
+namespace {
+k::attn_prefill_shape prefill_shape(int nh, int nkv, int hd, int rows, int stride, int max_len) {
+  k::attn_prefill_shape s;
+  s.rows = rows;
+  s.qkv_stride = stride;
+  s.num_heads = nh;
+  s.num_kv_heads = nkv;
+  s.head_dim = hd;
+  s.max_len = max_len;
+  s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  return s;
+}
+}  // namespace
+
 TEST(LlmKernels, AttentionPrefillIsCausal) {
   REQUIRE_GPU();
   const int nh = 4, nkv = 2, hd = 64, rows = 50, max_len = 64;
@@ -36,14 +50,7 @@ TEST(LlmKernels, AttentionPrefillIsCausal) {
   const auto vc = random_values(static_cast<std::size_t>(nkv) * max_len * hd, 53, -1, 1);
   auto dqkv = upload_half(qkv), dk = upload_half(kc), dv = upload_half(vc);
   device_buffer<__half> out(rows * nh * hd);
-  k::attn_prefill_shape s;
-  s.rows = rows;
-  s.qkv_stride = stride;
-  s.num_heads = nh;
-  s.num_kv_heads = nkv;
-  s.head_dim = hd;
-  s.max_len = max_len;
-  s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const k::attn_prefill_shape s = prefill_shape(nh, nkv, hd, rows, stride, max_len);
   k::attention_prefill<__half>(dqkv.get(), dk.get(), dv.get(), s, out.get(), nullptr);
   const auto got = download_half(out.get(), rows * nh * hd);
   std::vector<double> want;
@@ -99,14 +106,7 @@ double prefill_error(int nh, int nkv, int hd, int rows, std::uint64_t seed, pref
   auto vc = upload_as<T>(random_values(static_cast<std::size_t>(nkv) * max_len * hd, seed + 2, -1, 1));
   device_buffer<T> out(static_cast<std::size_t>(rows) * nh * hd);
   CUDABENCH_CHECK_CUDA(cudaMemset(out.get(), 0xff, out.bytes()));  // NaN: every output must be written
-  k::attn_prefill_shape s;
-  s.rows = rows;
-  s.qkv_stride = stride;
-  s.num_heads = nh;
-  s.num_kv_heads = nkv;
-  s.head_dim = hd;
-  s.max_len = max_len;
-  s.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const k::attn_prefill_shape s = prefill_shape(nh, nkv, hd, rows, stride, max_len);
   if (path == prefill_path::dispatch)
     k::attention_prefill<T>(qkv.dev.get(), kc.dev.get(), vc.dev.get(), s, out.get(), nullptr);
   else k::attention_prefill_cuda_cores<T>(qkv.dev.get(), kc.dev.get(), vc.dev.get(), s, out.get(), nullptr);
