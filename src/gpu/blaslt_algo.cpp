@@ -42,5 +42,4 @@ nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& 
   return out;
 }
 
-
 }  // namespace cudabench

@@ -22,6 +22,7 @@
 #include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/gpu/cuda_handles.hpp"
 #include "cudabench/gpu/registry.hpp"
+#include "cudabench/llm_config.hpp"
 #include "gpu_test_fixture.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/gemv.cuh"
@@ -246,6 +247,57 @@ TEST(LlmDecode, SplitCandidatesStayWithinSharedMemory) {
   const auto tokens = e->read_tokens(stream.get());
   for (int i = 4; i < 8; ++i) EXPECT_TRUE(tokens[i] >= 0 && tokens[i] < c.vocab_size) << i;
   for (float v : e->read_logits(stream.get())) ASSERT_TRUE(std::isfinite(v));
+}
+
+// The prefill GEMMs' cuBLASLt algorithms (prefill_tuner.hpp): chosen among the heuristic's top
+// candidates and recorded per site; a replay of the record reproduces them; a record without them
+// (an older build's) and CUDABENCH_LLM_PREFILL_GEMM=heuristic both mean the heuristic's first;
+// another value of the variable is an input error naming it. The prefill still runs.
+TEST(LlmDecode, PrefillGemmTuningIsRecordedAndReplayed) {
+  REQUIRE_GPU();
+  const llm_config c = *llm_preset("llama-tiny");
+  llm::generate_shape g;
+  g.prompt_tokens = 16;
+  g.max_length = 40;
+  llm::weight_source src;
+  src.seed = 11;
+  cuda_stream stream;
+  const char* sites[] = {"qkv", "o", "gate_up", "down"};
+  const auto tuned = llm::make_engine(c, dtype::fp16, g, src);
+  const nlohmann::ordered_json choices = tuned->tuning_choices();
+  std::printf("%s\n", tuned->tuning().c_str());
+  ASSERT_TRUE(choices.contains("prefill_gemm")) << choices.dump();
+  for (const char* site : sites) {
+    const auto& r = choices["prefill_gemm"][site];
+    ASSERT_TRUE(r.is_object()) << site << ": " << choices.dump();
+    EXPECT_GE(r["candidate"].get<int>(), 0) << site;
+    EXPECT_LT(r["candidate"].get<int>(), r["of"].get<int>()) << site;
+    EXPECT_TRUE(r.contains("id") && r.contains("tile") && r.contains("splitk")) << r.dump();
+  }
+  tuned->set_prompt(std::vector<std::int32_t>(16, 3));
+  tuned->prefill(stream.get());
+  for (float v : tuned->read_logits(stream.get())) ASSERT_TRUE(std::isfinite(v));
+
+  const auto replayed = llm::make_engine(c, dtype::fp16, g, src, &choices);
+  EXPECT_EQ(replayed->tuning_choices()["prefill_gemm"], choices["prefill_gemm"]) << replayed->tuning();
+
+  nlohmann::ordered_json older = choices;
+  older.erase("prefill_gemm");
+  const auto from_older = llm::make_engine(c, dtype::fp16, g, src, &older);
+  for (const char* site : sites) EXPECT_EQ(from_older->tuning_choices()["prefill_gemm"][site]["candidate"], 0) << site;
+  EXPECT_NE(from_older->tuning().find("replayed record has none"), std::string::npos) << from_older->tuning();
+
+  ::setenv("CUDABENCH_LLM_PREFILL_GEMM", "heuristic", 1);
+  const auto heuristic = llm::make_engine(c, dtype::fp16, g, src);
+  for (const char* site : sites) EXPECT_EQ(heuristic->tuning_choices()["prefill_gemm"][site]["candidate"], 0) << site;
+  ::setenv("CUDABENCH_LLM_PREFILL_GEMM", "fastest", 1);
+  try {
+    llm::make_engine(c, dtype::fp16, g, src);
+    ADD_FAILURE() << "CUDABENCH_LLM_PREFILL_GEMM=fastest was accepted";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("fastest"), std::string::npos) << e.what();
+  }
+  ::unsetenv("CUDABENCH_LLM_PREFILL_GEMM");
 }
 
 // Likewise for the attention split size (max_length 40: 16, 32 or 64 positions per block).

@@ -19,6 +19,7 @@
 #include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/gpu/cuda_handles.hpp"
 #include "cudabench/safetensors.hpp"
+#include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"
 #include "kernels/llm_decode/attention_prefill.cuh"
@@ -28,6 +29,7 @@
 #include "kernels/llm_decode/rmsnorm.cuh"
 #include "kernels/llm_decode/rope_kv.cuh"
 #include "kernels/llm_decode/swiglu.cuh"
+#include "workloads/llm_decode/prefill_tuner.hpp"
 #include "workloads/llm_decode/tuner.hpp"
 
 namespace cudabench::llm {
@@ -115,6 +117,25 @@ class engine_impl final : public engine {
     graph_ = std::move(graph.graph);
     programmatic_ = graph.programmatic;
     chunk_ = graph.chunk;
+    // The prefill GEMMs' algorithms (prefill_tuner.hpp), timed on random activations, as a prompt's
+    // would be (zeros would draw less power than real data at the 2048-row, compute-bound sizes).
+    const std::size_t rows_p = static_cast<std::size_t>(P);
+    kernels::fill_uniform(x_.get(), rows_p * H, 0x5eed01, -1.0f, 1.0f, s);
+    kernels::fill_uniform(attn_.get(), rows_p * c.q_dim(), 0x5eed02, -1.0f, 1.0f, s);
+    kernels::fill_uniform(act_.get(), rows_p * I, 0x5eed03, -1.0f, 1.0f, s);
+    lt_matmul* const prefill_gemms[kPrefillSites] = {gemm_qkv_.get(), gemm_o_.get(), gemm_gu_.get(), gemm_down_.get()};
+    prefill_tuning prefill =
+        tune_prefill_gemms(forced_, prefill_gemms, c.num_layers, s,
+                           [this](int site, int l, const cublasLtMatmulAlgo_t& algo, cudaStream_t cs) {
+                             const layer_offsets& o = layout_.layers[l];
+                             switch (site) {
+                               case prefill_qkv: return gemm_qkv_->try_run(algo, w(o.wqkv), x_.get(), qkv_.get(), cs);
+                               case prefill_o: return gemm_o_->try_run(algo, w(o.wo), attn_.get(), delta_.get(), cs);
+                               case prefill_gate_up: return gemm_gu_->try_run(algo, w(o.wgu), x_.get(), gu_.get(), cs);
+                               default: return gemm_down_->try_run(algo, w(o.wd), act_.get(), delta_.get(), cs);
+                             }
+                           });
+    prefill_choices_ = std::move(prefill.choices);
     // The prefill is one graph too: its ~300 launches (32 layers of GEMMs and small kernels) would
     // otherwise wait on the host's launch rate, which TTFT(128) (~5 ms) would measure. One run
     // outside the capture first sets kernel attributes and lets cuBLASLt do its lazy setup.
@@ -127,7 +148,8 @@ class engine_impl final : public engine {
     CUDABENCH_CHECK_CUDA(cudaMemsetAsync(v_cache_.get(), 0, v_cache_.bytes(), s));
     clear_scratch(s);
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(s));
-    tuning_ = fmt::format("decode GEMV variants {}; {}", gemv.summary, graph.summary);
+    tuning_ =
+        fmt::format("decode GEMV variants {}; {}; prefill GEMMs {}", gemv.summary, graph.summary, prefill.summary);
   }
 
   const llm_config& config() const override { return cfg_; }
@@ -188,7 +210,9 @@ class engine_impl final : public engine {
   nlohmann::ordered_json tuning_choices() const override {
     nlohmann::ordered_json gemv = nlohmann::ordered_json::object();
     for (int site = 0; site < kGemvSites; ++site) gemv[kSiteNames[site]] = gemv_variant_[site];
-    return {{"gemv", std::move(gemv)}, {"graph", {{"pdl", programmatic_}, {"attn_chunk", chunk_}}}};
+    return {{"gemv", std::move(gemv)},
+            {"graph", {{"pdl", programmatic_}, {"attn_chunk", chunk_}}},
+            {"prefill_gemm", prefill_choices_}};
   }
 
  private:
@@ -364,7 +388,8 @@ class engine_impl final : public engine {
   int chunk_ = 0;
   int gemv_variant_[kGemvSites] = {};
   std::string tuning_;
-  nlohmann::ordered_json forced_ = nlohmann::ordered_json::object();  // choices to replay (--tuning-from)
+  nlohmann::ordered_json forced_ = nlohmann::ordered_json::object();           // choices to replay (--tuning-from)
+  nlohmann::ordered_json prefill_choices_ = nlohmann::ordered_json::object();  // prefill_tuner.hpp
 };
 
 }  // namespace

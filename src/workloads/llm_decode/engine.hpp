@@ -14,7 +14,8 @@
 //   Setup autotunes the step (tuner.cpp): each GEMV call site gets the fastest of the launch
 //   variants in gemv.cuh, timed on the real weights; the graph is captured for each attention split
 //   size candidate, with plain launches and, where the driver allows, with programmatic dependent
-//   launch (kernels/llm_decode/launch.cuh), and the fastest is kept. tuning() reports the choices.
+//   launch (kernels/llm_decode/launch.cuh), and the fastest is kept; each prefill GEMM gets the
+//   fastest of cuBLASLt's top candidates (prefill_tuner.hpp). tuning() reports the choices.
 //   generate(stream) = prefill + decode(max_length - prompt_tokens - 1): max_length tokens in all.
 //
 // Everything is allocated through device_buffer (counted by the harness, capped by --mem-limit).
@@ -76,8 +77,9 @@ class engine {
   // What setup's autotuning chose (GEMV launch variant per call site, PDL or not) and the timings
   // it chose by, for the validation message.
   virtual const std::string& tuning() const = 0;
-  // The same choices as data ({"gemv": {site: variant}, "graph": {"pdl", "attn_chunk"}}), recorded
-  // in the result and accepted back by make_engine's `forced_tuning`.
+  // The same choices as data ({"gemv": {site: variant}, "graph": {"pdl", "attn_chunk"},
+  // "prefill_gemm": {site: cuBLASLt configuration}}), recorded in the result and accepted back by
+  // make_engine's `forced_tuning`.
   virtual nlohmann::ordered_json tuning_choices() const = 0;
 };
 

@@ -97,7 +97,6 @@ struct matmul_lt_plan {
   explicit matmul_lt_plan(lt_matmul g) : gemm(std::move(g)) {}
 };
 
-
 matmul_workload::matmul_workload(const workload_spec& spec)
     : dtype_(matmul_dtype_from_string(spec.get_string("dtype"))),
       m_(spec.get_int("m")),
