@@ -18,10 +18,7 @@
 //  4. P·V: thread (key group kg, pack pk) sums its pack of V over keys kg, kg + KG, ... for a
 //     batch of the group's heads at once, 8 loads in flight; key groups are summed in shared memory;
 //  5. a single split writes the output; otherwise the partial and its (max, sum) go to the
-//     workspace and the last block of the KV head (its counter) merges every split, loading its
-//     first 8 splits' partials together with the (max, sum) pairs.
-// The block with the new position (the last split) scores its appended key and value from shared
-// memory, as it rotated them, rather than reading back the cache row it has just written.
+//     workspace and the last block of the KV head (its counter) merges every split.
 // The merge reads other blocks' partials through L2 (__ldcg) after a fence: the classic
 // threadfence-reduction pattern, no second kernel.
 #include "kernels/llm_decode/attention_decode.cuh"
@@ -50,10 +47,9 @@ constexpr int kMaxHeadDim = 256;
 // for head_dim 256 and 8-head groups held ~150 registers and ran the 2048-position row in two waves.
 
 // Shared memory, in floats: the queries [group][hd], scores [group][chunk], P·V key-group sums
-// [key groups][min(group, 8)][hd], merge weights [group][splits], (max, sum) per head, and the
-// appended position's K and V rows as T ([2][hd] of T, 16-byte aligned).
+// [key groups][min(group, 8)][hd], merge weights [group][splits], (max, sum) per head.
 struct smem_layout {
-  int qs, sc, red, wts, mls, kv_new, total;
+  int qs, sc, red, wts, mls, total;
 };
 
 __host__ __device__ inline smem_layout layout_of(const attn_decode_shape& s, int packs, int head_batch) {
@@ -66,8 +62,7 @@ __host__ __device__ inline smem_layout layout_of(const attn_decode_shape& s, int
   l.red = l.sc + group * s.chunk;
   l.wts = l.red + key_groups * batch * s.head_dim;
   l.mls = l.wts + group * s.max_splits();
-  l.kv_new = (l.mls + 2 * group + 3) / 4 * 4;
-  l.total = l.kv_new + s.head_dim;  // 2 x head_dim 16-bit values
+  l.total = l.mls + 2 * group;
   return l;
 }
 
@@ -119,8 +114,6 @@ __global__ void __launch_bounds__(kThreads)
   float* red = smem + lay.red;
   float* wts = smem + lay.wts;
   float* mls = smem + lay.mls;
-  T* k_new = reinterpret_cast<T*>(smem + lay.kv_new);  // the appended row, as written to the cache
-  T* v_new = k_new + s.head_dim;
   const int kvh = blockIdx.x, split = blockIdx.y, tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   pdl_trigger();
@@ -188,36 +181,26 @@ __global__ void __launch_bounds__(kThreads)
       rotate_pair<T>(to_float(kh[i]), to_float(kh[i + half]), factors[i], o1, o2);
       k_cache[row + i] = o1;
       k_cache[row + i + half] = o2;
-      k_new[i] = o1;
-      k_new[i + half] = o2;
     }
-    for (int d = tid; d < hd; d += kThreads) {
-      const T v = vh[d];
-      v_cache[row + d] = v;
-      v_new[d] = v;
-    }
+    for (int d = tid; d < hd; d += kThreads) v_cache[row + d] = vh[d];
   }
   __syncthreads();  // queries complete; the appended row visible to every thread of the block
 
   // The rest of the first key batch (its values' rest is loaded in phase 4, not to hold registers
-  // through the scores), and the appended key and value where they fall in the early part: taken
-  // from shared memory, not read back from the cache just written (a round trip on the path of the
-  // block every merge waits for).
+  // through the scores), and the appended key and value where they fall in the early part.
   load_keys(0, n, kEarlyKeyUnits, kKeyUnroll);
   if (cached < n) {
-    const L* kn = reinterpret_cast<const L*>(k_new);
-    const L* vn = reinterpret_cast<const L*>(v_new);
 #pragma unroll
     for (int u = 0; u < kEarlyKeyUnits; ++u)
       if (u * kKeySlots + slot == cached)
 #pragma unroll
         for (int j = 0; j < kMaxPacksPerLane; ++j) {
           const int pk2 = sub + j * kLanesPerKey;
-          if (pk2 < packs) kr[u][j] = kn[pk2];
+          if (pk2 < packs) kr[u][j] = kb[static_cast<std::size_t>(cached) * packs + pk2];
         }
 #pragma unroll
     for (int u = 0; u < kEarlyValueUnits; ++u)
-      if (kg < key_groups && kg + u * key_groups == cached) vr[u] = vn[pk];
+      if (kg < key_groups && kg + u * key_groups == cached) vr[u] = vb[static_cast<std::size_t>(cached) * packs + pk];
   }
 
   // 2. Scores.
@@ -327,15 +310,6 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (!merge_here) return;
   __threadfence();
-  // The first splits' partials of this thread's first output element, loaded beside the (max, sum)
-  // pairs below: one round trip through L2 instead of two in a row.
-  constexpr int kMergeAhead = 8;
-  float ahead[kMergeAhead];
-  if (tid < group * hd) {
-    const float* po = partial_out + static_cast<std::size_t>(head0 + tid / hd) * splits * hd + tid % hd;
-#pragma unroll
-    for (int j = 0; j < kMergeAhead; ++j) ahead[j] = j < used ? __ldcg(po + static_cast<std::size_t>(j) * hd) : 0.0f;
-  }
   for (int g = warp; g < group; g += kWarps) {
     const float* ml = partial_ml + static_cast<std::size_t>(head0 + g) * splits * 2;
     float m = -INFINITY;
@@ -355,14 +329,7 @@ __global__ void __launch_bounds__(kThreads)
     const int g = i / hd, d = i % hd;
     const float* po = partial_out + static_cast<std::size_t>(head0 + g) * splits * hd + d;
     float acc = 0.0f;
-    int j = 0;
-    if (i == tid) {  // the preloaded splits, in the same order
-#pragma unroll
-      for (int a = 0; a < kMergeAhead; ++a)
-        if (a < used) acc = fmaf(ahead[a], wts[g * splits + a], acc);
-      j = used < kMergeAhead ? used : kMergeAhead;
-    }
-    for (; j < used; ++j) acc = fmaf(__ldcg(po + static_cast<std::size_t>(j) * hd), wts[g * splits + j], acc);
+    for (int j = 0; j < used; ++j) acc = fmaf(__ldcg(po + static_cast<std::size_t>(j) * hd), wts[g * splits + j], acc);
     out[static_cast<std::size_t>(head0 + g) * hd + d] = from_float<T>(acc / mls[2 * g + 1]);
   }
   if (tid == 0) counters[kvh] = 0u;  // every used block has counted: ready for the next launch

@@ -76,7 +76,10 @@ TEST(TransformerBackwardGpu, AReluTieTakenTheOtherWayPassesAndAWrongReluFails) {
     std::printf("p %.1f, a ReLU tie taken the other way: %s; against double's own branches off by %.3g\n", p,
                 tie.message.c_str(), plain_error);
     EXPECT_TRUE(tie.passed) << tie.message;
-    EXPECT_GT(plain_error, transformer::gradient_tolerance());
+    // Judged on double's own branch, the same backward moves by one token's contribution: far above
+    // fp32 rounding (~5e-7 here), and at this shape near the 1e-3 tolerance (H200: 6.2e-4 at p = 0,
+    // 1.2e-3 at p = 0.1 for this element), so a flip could fail or pass a correct row by chance.
+    EXPECT_GT(plain_error, 1e-4);
   }
   double plain_error = 0;
   const validation_outcome wrong =
