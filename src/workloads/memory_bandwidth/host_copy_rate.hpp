@@ -1,9 +1,10 @@
-// The host's own memcpy rate for a pageable buffer: what a pageable cudaMemcpy is bounded by.
-// The driver copies pageable memory through its own page-locked staging buffers with the CPU, so a
-// pageable h2d/d2h row moves at most as fast as the host copies memory of that size -- on a VM that
-// is well below the bus (the H200's pinned copies run at ~54 GB/s, its pageable ones at 8-15). The
-// rate is measured once at setup, outside the timing, so a row's spread between processes can be
-// read against the host's (docs/statistics.md, pageable copies).
+// The host's own memcpy rate for a pageable buffer, reported beside a pageable row. The driver
+// copies pageable memory through its own page-locked staging buffers with the CPU, so a pageable
+// h2d/d2h row depends on the host's memory system -- on a VM well below the bus (the H200's pinned
+// copies run at ~54 GB/s, its pageable ones at 7-15). It is not a bound: on the H200's VM the rows
+// ran at 0.6-2.0x this single-threaded rate and followed it only in part between processes (r
+// 0.36-0.79). The rate is measured once at setup, outside the timing, so a row's spread can be read
+// against the host's (docs/statistics.md, pageable copies).
 #pragma once
 #include <cstddef>
 
