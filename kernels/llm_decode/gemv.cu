@@ -1,8 +1,9 @@
 // See gemv.cuh for what this computes and why it is shaped this way.
-// Layout: block = W warps = W consecutive output rows; grid = ceil(n / W) blocks; dynamic shared
-// memory holds x (k elements of T). Lane l of a warp reads packs l, l+32, l+64, ... of its row,
-// U packs in flight at a time. (W, U) is the variant (gemv.cuh); each lane sums its packs in the
-// same order whatever U is.
+// Layout: block = W warps; warp w owns R consecutive output rows (block b's warps cover rows
+// b*W*R .. b*W*R + W*R - 1); grid = ceil(n / (W*R)) blocks; dynamic shared memory holds x (k
+// elements of T). Lane l of a warp reads packs l, l+32, l+64, ... of each of its rows, U packs per
+// row in flight at a time. (W, U, R) is the variant (gemv.cuh); each lane sums a row's packs in
+// the same order whatever W, U and R are, so the dot products are bit-identical across variants.
 #include "kernels/llm_decode/gemv.cuh"
 
 #include <cassert>
@@ -16,32 +17,50 @@
 namespace cudabench::kernels::llm_decode {
 namespace {
 
-// (warps per block, packs per lane in flight per row) of each variant, indexed as in gemv.cuh.
-constexpr int kVariantWarps[kGemvVariants] = {8, 4, 8, 4};
-constexpr int kVariantUnroll[kGemvVariants] = {8, 8, 16, 16};
+// (warps per block, packs per lane in flight per row, output rows per warp) of each variant,
+// indexed as in gemv.cuh.
+constexpr int kVariantWarps[kGemvVariants] = {8, 4, 8, 4, 8, 4};
+constexpr int kVariantUnroll[kGemvVariants] = {8, 8, 16, 16, 8, 8};
+constexpr int kVariantRows[kGemvVariants] = {1, 1, 1, 1, 2, 2};
+
+// Packs per weight row in flight: a SwiGLU warp with two outputs streams four weight rows, so it
+// keeps half as many packs per row in flight (the same 64 registers of weights as one output's
+// gate and up rows at U).
+template <gemv_output Out, int kUnroll, int kOuts>
+constexpr int unroll_for() {
+  return Out == gemv_output::swiglu && kOuts > 1 ? kUnroll / kOuts : kUnroll;
+}
 
 template <class L>
 __device__ __forceinline__ L load_stream(const L* p) {
   return __ldcs(p);
 }
 
-template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnroll>
+template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnrollArg, int kOuts>
 __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
   constexpr int kThreads = kWarps * 32;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   __shared__ float scratch[32];
   T* xs = reinterpret_cast<T*>(smem_raw);
-  constexpr int kRows = Out == gemv_output::swiglu ? 2 : 1;  // weight rows per warp
+  // Weight rows per warp: its kOuts output rows, and for SwiGLU their up rows after them (weight
+  // row j is output j % kOuts, gate for j < kOuts, up after).
+  constexpr int kRows = Out == gemv_output::swiglu ? 2 * kOuts : kOuts;
+  constexpr int kUnroll = unroll_for<Out, kUnrollArg, kOuts>();
   constexpr int kPerPack = static_cast<int>(sizeof(L) / sizeof(T));
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int row = blockIdx.x * kWarps + warp;
-  const bool active = row < a.n;
+  const int row0 = (blockIdx.x * kWarps + warp) * kOuts;  // the warp's first output row
+  const bool active = row0 < a.n;
+  bool live[kRows];                  // weight row j exists (the last warp may own fewer than kOuts rows)
   const int packs = a.k / kPerPack;  // per row; the launcher picked L so this is exact
   const L* wrow[kRows];
 #pragma unroll
-  for (int r = 0; r < kRows; ++r)
-    wrow[r] = reinterpret_cast<const L*>(a.w + (static_cast<std::size_t>(active ? row : 0) + r * a.n) * a.k);
+  for (int j = 0; j < kRows; ++j) {
+    const int out_row = row0 + j % kOuts;
+    live[j] = out_row < a.n;
+    wrow[j] = reinterpret_cast<const L*>(
+        a.w + (static_cast<std::size_t>(live[j] ? out_row : 0) + static_cast<std::size_t>(j / kOuts) * a.n) * a.k);
+  }
 
   L w[kRows][kUnroll];
   auto load_batch = [&](int base) {
@@ -49,7 +68,7 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
     for (int u = 0; u < kUnroll; ++u) {
       const int p = base + u * 32 + lane;
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) w[r][u] = (active && p < packs) ? load_stream(wrow[r] + p) : L{};
+      for (int r = 0; r < kRows; ++r) w[r][u] = (live[r] && p < packs) ? load_stream(wrow[r] + p) : L{};
     }
   };
   load_batch(0);  // in flight while the previous kernel drains and the block stages x
@@ -112,22 +131,27 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
   for (int r = 0; r < kRows; ++r) acc[r] = warp_sum(acc[r]);
   if (lane != 0) return;
 
-  if constexpr (Out == gemv_output::store) {
-    static_cast<T*>(a.y)[row] = from_float<T>(acc[0]);
-  } else if constexpr (Out == gemv_output::store_f32) {
-    static_cast<float*>(a.y)[row] = acc[0];
-  } else if constexpr (Out == gemv_output::add_residual) {
-    T* y = static_cast<T*>(a.y);
-    y[row] = from_float<T>(to_float(y[row]) + round_to<T>(acc[0]));
-  } else {
-    const float g = round_to<T>(acc[0]), u = round_to<T>(acc[kRows - 1]);
-    static_cast<T*>(a.y)[row] = from_float<T>(round_to<T>(silu(g)) * u);
+#pragma unroll
+  for (int o = 0; o < kOuts; ++o) {
+    const int row = row0 + o;
+    if (!live[o]) break;
+    if constexpr (Out == gemv_output::store) {
+      static_cast<T*>(a.y)[row] = from_float<T>(acc[o]);
+    } else if constexpr (Out == gemv_output::store_f32) {
+      static_cast<float*>(a.y)[row] = acc[o];
+    } else if constexpr (Out == gemv_output::add_residual) {
+      T* y = static_cast<T*>(a.y);
+      y[row] = from_float<T>(to_float(y[row]) + round_to<T>(acc[o]));
+    } else {
+      const float g = round_to<T>(acc[o]), u = round_to<T>(acc[kOuts + o]);
+      static_cast<T*>(a.y)[row] = from_float<T>(round_to<T>(silu(g)) * u);
+    }
   }
 }
 
-template <class T, class L, bool Norm, int kWarps, int kUnroll>
+template <class T, class L, bool Norm, int kWarps, int kUnroll, int kOuts>
 void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
-  const dim3 grid((a.n + kWarps - 1) / kWarps);
+  const dim3 grid((a.n + kWarps * kOuts - 1) / (kWarps * kOuts));
   // Shared memory: x, rounded up to whole 16-byte packs.
   const std::size_t smem = (static_cast<std::size_t>(a.k) * sizeof(T) + 15) / 16 * 16;
   auto run = [&](auto kernel) {
@@ -137,31 +161,38 @@ void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
     launch(kernel, grid, dim3(kWarps * 32), smem, stream, a);
   };
   switch (out) {
-    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store, kWarps, kUnroll>); break;
-    case gemv_output::store_f32: run(gemv_kernel<T, L, Norm, gemv_output::store_f32, kWarps, kUnroll>); break;
-    case gemv_output::add_residual: run(gemv_kernel<T, L, Norm, gemv_output::add_residual, kWarps, kUnroll>); break;
-    case gemv_output::swiglu: run(gemv_kernel<T, L, Norm, gemv_output::swiglu, kWarps, kUnroll>); break;
+    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store, kWarps, kUnroll, kOuts>); break;
+    case gemv_output::store_f32: run(gemv_kernel<T, L, Norm, gemv_output::store_f32, kWarps, kUnroll, kOuts>); break;
+    case gemv_output::add_residual:
+      run(gemv_kernel<T, L, Norm, gemv_output::add_residual, kWarps, kUnroll, kOuts>);
+      break;
+    case gemv_output::swiglu: run(gemv_kernel<T, L, Norm, gemv_output::swiglu, kWarps, kUnroll, kOuts>); break;
   }
 }
 
-template <class T, class L, int kWarps, int kUnroll>
+template <class T, class L, int kWarps, int kUnroll, int kOuts = 1>
 void launch_shape(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
-  if (in == gemv_input::rmsnorm) launch_out<T, L, true, kWarps, kUnroll>(a, out, stream);
-  else launch_out<T, L, false, kWarps, kUnroll>(a, out, stream);
+  if (in == gemv_input::rmsnorm) launch_out<T, L, true, kWarps, kUnroll, kOuts>(a, out, stream);
+  else launch_out<T, L, false, kWarps, kUnroll, kOuts>(a, out, stream);
 }
 
 // Only the 16-byte path (every Llama shape) has variants; narrower packs run variant 0.
 template <class T, class L>
 void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
-  static_assert(kVariantWarps[0] == 8 && kVariantUnroll[0] == 8 && kVariantWarps[1] == 4 && kVariantUnroll[1] == 8 &&
-                    kVariantWarps[2] == 8 && kVariantUnroll[2] == 16 && kVariantWarps[3] == 4 &&
-                    kVariantUnroll[3] == 16,
+  static_assert(kVariantWarps[0] == 8 && kVariantUnroll[0] == 8 && kVariantRows[0] == 1 && kVariantWarps[1] == 4 &&
+                    kVariantUnroll[1] == 8 && kVariantRows[1] == 1 && kVariantWarps[2] == 8 &&
+                    kVariantUnroll[2] == 16 && kVariantRows[2] == 1 && kVariantWarps[3] == 4 &&
+                    kVariantUnroll[3] == 16 && kVariantRows[3] == 1 && kVariantWarps[4] == 8 &&
+                    kVariantUnroll[4] == 8 && kVariantRows[4] == 2 && kVariantWarps[5] == 4 && kVariantUnroll[5] == 8 &&
+                    kVariantRows[5] == 2,
                 "the switch below must match the variant table");
   if constexpr (sizeof(L) == 16) {
     switch (a.variant) {
       case 1: launch_shape<T, L, 4, 8>(a, in, out, stream); return;
       case 2: launch_shape<T, L, 8, 16>(a, in, out, stream); return;
       case 3: launch_shape<T, L, 4, 16>(a, in, out, stream); return;
+      case 4: launch_shape<T, L, 8, 8, 2>(a, in, out, stream); return;
+      case 5: launch_shape<T, L, 4, 8, 2>(a, in, out, stream); return;
       default: break;
     }
   }
@@ -191,7 +222,7 @@ template void gemv<__half>(const gemv_args<__half>&, gemv_input, gemv_output, cu
 template void gemv<__nv_bfloat16>(const gemv_args<__nv_bfloat16>&, gemv_input, gemv_output, cudaStream_t);
 
 const char* gemv_variant_name(int variant) {
-  static const char* const names[kGemvVariants] = {"8w/u8", "4w/u8", "8w/u16", "4w/u16"};
+  static const char* const names[kGemvVariants] = {"8w/u8", "4w/u8", "8w/u16", "4w/u16", "8w/u8/r2", "4w/u8/r2"};
   return variant >= 0 && variant < kGemvVariants ? names[variant] : "?";
 }
 

@@ -16,15 +16,19 @@
 // 2-byte packs, so any shape runs; only the 16-byte path is tuned.
 //
 // Variants (16-byte path only; narrower packs always run variant 0). Which one streams a given
-// matrix fastest depends on its shape (wave quantisation of ceil(n / W) blocks over the SMs, how
-// much of a row is in flight before the prologue), so the engine times them at setup on the real
-// weights and keeps the fastest per call site. The dot products are summed in the same order by
-// every variant; only the RMSNorm prologue's sum of squares is reduced over a different number of
-// threads, so with that prologue results may differ in the last bit between variants:
-//   0: 8 warps (rows) per block, 8 packs per lane in flight    (the original shape)
-//   1: 4 warps per block,        8 packs in flight             (twice the blocks: smaller tail)
-//   2: 8 warps per block,       16 packs in flight             (a whole 4096-row in flight per warp)
-//   3: 4 warps per block,       16 packs in flight
+// matrix fastest depends on its shape (wave quantisation of ceil(n / (W R)) blocks over the SMs,
+// how much of a row is in flight before the prologue), so the engine times them at setup on the
+// real weights and keeps the fastest per call site. The dot products are summed in the same order
+// by every variant; only the RMSNorm prologue's sum of squares is reduced over a different number
+// of threads, so with that prologue results may differ in the last bit between variants:
+//   0: 8 warps per block, 1 row per warp,  8 packs per lane in flight  (the original shape)
+//   1: 4 warps per block, 1 row per warp,  8 packs in flight  (twice the blocks: smaller tail)
+//   2: 8 warps per block, 1 row per warp, 16 packs in flight  (a whole 4096-row in flight per warp)
+//   3: 4 warps per block, 1 row per warp, 16 packs in flight
+//   4: 8 warps per block, 2 rows per warp, 8 packs per row in flight (SwiGLU: 4, over 4 weight
+//      rows): half the blocks, so the per-block prologue (staging x, the RMSNorm) is paid once per
+//      16 rows, and each warp has twice a plain row's bytes in flight, as SwiGLU's warps do
+//   5: 4 warps per block, 2 rows per warp, as 4
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -56,8 +60,8 @@ struct gemv_args {
   int variant = 0;    // launch shape, 0 .. kGemvVariants - 1 (see above)
 };
 
-constexpr int kGemvVariants = 4;
-const char* gemv_variant_name(int variant);  // "8w/u8", ...
+constexpr int kGemvVariants = 6;
+const char* gemv_variant_name(int variant);  // "8w/u8", ..., "4w/u8/r2"
 
 template <class T>
 void gemv(const gemv_args<T>& args, gemv_input in, gemv_output out, cudaStream_t stream);
