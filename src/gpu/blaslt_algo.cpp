@@ -42,4 +42,11 @@ nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& 
   return out;
 }
 
+int find_recorded_algo(const std::vector<cublasLtMatmulAlgo_t>& candidates, const nlohmann::ordered_json& rec) {
+  const nlohmann::ordered_json want = algo_config_json_of_record(rec);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (algo_config_json(candidates[i]) == want) return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace cudabench

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <utility>
 
 #include "cudabench/gpu/cuda_check.hpp"
@@ -54,6 +56,19 @@ double tuner_timer::per_call_ms(double min_ms) {
   const double per_call = ms / static_cast<double>(calls);
   one_call_ms_ = per_call;  // the next measurement is sized from what the GPU really took
   return per_call;
+}
+
+std::vector<double> time_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms,
+                                    const std::function<void(std::size_t)>& enqueue,
+                                    const std::function<bool(std::size_t)>& runs) {
+  std::vector<std::unique_ptr<tuner_timer>> timers(count);
+  for (std::size_t i = 0; i < count; ++i)
+    if (!runs || runs(i)) timers[i] = std::make_unique<tuner_timer>(stream, [&enqueue, i] { enqueue(i); });
+  std::vector<double> ms(count, std::numeric_limits<double>::infinity());
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::size_t i = 0; i < count; ++i)
+      if (timers[i]) ms[i] = std::min(ms[i], timers[i]->per_call_ms(min_ms));
+  return ms;
 }
 
 }  // namespace cudabench

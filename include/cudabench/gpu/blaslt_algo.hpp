@@ -3,6 +3,8 @@
 // prefill GEMMs). A replay matches on the configuration, not on the candidate's index, because
 // another cuBLASLt may list its candidates in another order.
 #pragma once
+#include <vector>
+
 #include <cublasLt.h>
 #include <nlohmann/json.hpp>
 
@@ -17,5 +19,9 @@ nlohmann::ordered_json algo_config_json(const cublasLtMatmulAlgo_t& algo);
 // The same fields out of a recorded object (which may hold more, such as the candidate's index);
 // a missing field is null, so it matches no live configuration.
 nlohmann::ordered_json algo_config_json_of_record(const nlohmann::ordered_json& rec);
+
+// The index of the candidate whose configuration is the recorded one, or -1 when none is (another
+// cuBLASLt may not offer it: the replaying caller says so rather than tuning anew).
+int find_recorded_algo(const std::vector<cublasLtMatmulAlgo_t>& candidates, const nlohmann::ordered_json& rec);
 
 }  // namespace cudabench

@@ -8,7 +8,9 @@
 // 2026-12-04) - the noise came from the choice, not from the timed runs. The harness already
 // times such runs as graph replays (measure.cpp); the tuners now judge candidates the same way.
 #pragma once
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -37,5 +39,15 @@ class tuner_timer {
   long calls_per_replay_ = 1;
   double one_call_ms_ = 0;  // from one launched call: sizes the graph and the first measurement
 };
+
+// The setup-time tuners' contest (cuBLASLt candidates of the matmul kind and of llm_decode's
+// prefill GEMMs, the decode GEMV variants): candidate i's call is `enqueue(i)`, timed by a
+// tuner_timer. `passes` interleave the candidates, so a clock ramp or a one-off stall hits all of
+// them alike, and each keeps its best pass of at least `min_ms`. A candidate for which `runs(i)`
+// is false (it cannot run here) is skipped. Returns GPU ms per call, infinity for those skipped;
+// pick_fastest chooses among them.
+std::vector<double> time_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms,
+                                    const std::function<void(std::size_t)>& enqueue,
+                                    const std::function<bool(std::size_t)>& runs = {});
 
 }  // namespace cudabench

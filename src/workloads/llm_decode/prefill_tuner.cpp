@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -57,9 +55,7 @@ prefill_tuning tune_prefill_gemms(const nlohmann::ordered_json& forced, lt_matmu
       const auto rec = replay->find(kPrefillSiteNames[site]);
       if (rec == replay->end() || !rec->is_object())
         throw input_error(fmt::format("--tuning-from: llm tuning prefill_gemm.{} is missing", kPrefillSiteNames[site]));
-      chosen = -1;
-      for (int i = 0; i < of && chosen < 0; ++i)
-        if (algo_config_json(candidates[i]) == algo_config_json_of_record(*rec)) chosen = i;
+      chosen = find_recorded_algo(candidates, *rec);
       if (chosen < 0)
         throw input_error(
             fmt::format("--tuning-from: the recorded prefill {} algorithm {} is not among this build's {} candidates",
@@ -68,19 +64,12 @@ prefill_tuning tune_prefill_gemms(const nlohmann::ordered_json& forced, lt_matmu
     } else {
       // Each candidate's call: this site's GEMM over every layer (DRAM-resident weights), timed
       // as replays of a captured graph (tuner_timer.hpp).
-      std::vector<std::unique_ptr<tuner_timer>> timers(candidates.size());
-      for (int i = 0; i < of; ++i) {
-        const cublasLtMatmulAlgo_t& algo = candidates[static_cast<std::size_t>(i)];
-        if (enqueue(site, 0, algo, s) != CUBLAS_STATUS_SUCCESS) continue;  // cannot run here: skipped
-        timers[static_cast<std::size_t>(i)] = std::make_unique<tuner_timer>(s, [&, site, i] {
-          for (int l = 0; l < num_layers; ++l)
-            CUDABENCH_CHECK_CUBLAS(enqueue(site, l, candidates[static_cast<std::size_t>(i)], s));
-        });
-      }
-      std::vector<double> ms(candidates.size(), std::numeric_limits<double>::infinity());
-      for (int pass = 0; pass < kPasses; ++pass)
-        for (std::size_t i = 0; i < timers.size(); ++i)
-          if (timers[i]) ms[i] = std::min(ms[i], timers[i]->per_call_ms(2.0));
+      const std::vector<double> ms = time_candidates(
+          s, candidates.size(), kPasses, 2.0,
+          [&](std::size_t i) {
+            for (int l = 0; l < num_layers; ++l) CUDABENCH_CHECK_CUBLAS(enqueue(site, l, candidates[i], s));
+          },
+          [&](std::size_t i) { return enqueue(site, 0, candidates[i], s) == CUBLAS_STATUS_SUCCESS; });  // else skipped
       chosen = static_cast<int>(pick_fastest(ms));  // throws if none ran: the heuristic's first always runs
       how = fmt::format("{:.1f} us per layer vs the heuristic's first {:.1f}", 1000.0 * ms[chosen] / num_layers,
                         1000.0 * ms[0] / num_layers);

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,16 +111,9 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     // Each variant's call (every layer's GEMV of this site) timed as replays of a captured graph
     // (tuner_timer.hpp): llama-tiny's GEMVs take ~2 us, and a loop of launches timed the host,
     // so its processes picked different variants and measured 5% apart.
-    std::vector<std::unique_ptr<tuner_timer>> timers;
-    for (int v = 0; v < k::kGemvVariants; ++v)
-      timers.push_back(std::make_unique<tuner_timer>(s, [&, site, v] {
-        for (int l = 0; l < launches; ++l) enqueue_site(site, l, v, s);
-      }));
-    std::vector<double> variant_ms(k::kGemvVariants, std::numeric_limits<double>::infinity());
-    // Rounds interleave the variants, so a clock ramp during tuning hits all of them alike; each
-    // variant keeps its best round.
-    for (int round = 0; round < kRounds; ++round)
-      for (int v = 0; v < k::kGemvVariants; ++v) variant_ms[v] = std::min(variant_ms[v], timers[v]->per_call_ms(2.0));
+    const std::vector<double> variant_ms = time_candidates(s, k::kGemvVariants, kRounds, 2.0, [&](std::size_t v) {
+      for (int l = 0; l < launches; ++l) enqueue_site(site, l, static_cast<int>(v), s);
+    });
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
     out.summary +=
         fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],

@@ -158,8 +158,7 @@ void matmul_workload::setup(run_context& ctx) {
     const auto rec = ctx.forced_tuning->find("algorithm");
     if (rec == ctx.forced_tuning->end() || !rec->is_object())
       throw input_error("--tuning-from: the recorded matmul tuning has no \"algorithm\" object");
-    for (std::size_t i = 0; i < candidates.size() && plan_->candidate < 0; ++i)
-      if (algo_config_json(candidates[i]) == algo_config_json_of_record(*rec)) plan_->candidate = static_cast<int>(i);
+    plan_->candidate = find_recorded_algo(candidates, *rec);
     if (plan_->candidate < 0)
       throw input_error(
           fmt::format("--tuning-from: the recorded cuBLASLt algorithm {} is not among this build's {} "
@@ -190,16 +189,10 @@ void matmul_workload::setup(run_context& ctx) {
       // clock ramp or a one-off stall then hits every candidate alike.
       const double measure_ms = std::max(2.0, 3.0 * one_run_ms);
       const int passes = measure_ms < 5.0 ? 5 : 3;
-      std::vector<double> per_run(candidates.size(), std::numeric_limits<double>::infinity());
-      std::vector<std::unique_ptr<tuner_timer>> timers(candidates.size());
-      for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (launch(candidates[i]) != CUBLAS_STATUS_SUCCESS) continue;  // a candidate that cannot run is skipped
-        timers[i] =
-            std::make_unique<tuner_timer>(ctx.stream, [&, i] { CUDABENCH_CHECK_CUBLAS(launch(candidates[i])); });
-      }
-      for (int pass = 0; pass < passes; ++pass)
-        for (std::size_t i = 0; i < candidates.size(); ++i)
-          if (timers[i]) per_run[i] = std::min(per_run[i], timers[i]->per_call_ms(measure_ms));
+      const std::vector<double> per_run = time_candidates(
+          ctx.stream, candidates.size(), passes, measure_ms,
+          [&](std::size_t i) { CUDABENCH_CHECK_CUBLAS(launch(candidates[i])); },
+          [&](std::size_t i) { return launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });  // else skipped
       std::size_t best = 0;
       try {
         best = pick_fastest(per_run);  // the heuristic's order wins ties (within 3%)
