@@ -17,12 +17,6 @@
 namespace cudabench::kernels::llm_decode {
 namespace {
 
-// (warps per block, packs per lane in flight per row, output rows per warp) of each variant,
-// indexed as in gemv.cuh.
-constexpr int kVariantWarps[kGemvVariants] = {8, 4, 8, 4, 8, 4};
-constexpr int kVariantUnroll[kGemvVariants] = {8, 8, 16, 16, 8, 8};
-constexpr int kVariantRows[kGemvVariants] = {1, 1, 1, 1, 2, 2};
-
 // Packs per weight row in flight: a SwiGLU warp with two outputs streams four weight rows, so it
 // keeps half as many packs per row in flight (the same 64 registers of weights as one output's
 // gate and up rows at U).
@@ -176,16 +170,10 @@ void launch_shape(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStr
   else launch_out<T, L, false, kWarps, kUnroll, kOuts>(a, out, stream);
 }
 
-// Only the 16-byte path (every Llama shape) has variants; narrower packs run variant 0.
+// The variant table of gemv.cuh, as launch_shape<T, L, warps per block, packs per row in flight,
+// rows per warp>. Only the 16-byte path (every Llama shape) has variants; narrower packs run 0.
 template <class T, class L>
 void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
-  static_assert(kVariantWarps[0] == 8 && kVariantUnroll[0] == 8 && kVariantRows[0] == 1 && kVariantWarps[1] == 4 &&
-                    kVariantUnroll[1] == 8 && kVariantRows[1] == 1 && kVariantWarps[2] == 8 &&
-                    kVariantUnroll[2] == 16 && kVariantRows[2] == 1 && kVariantWarps[3] == 4 &&
-                    kVariantUnroll[3] == 16 && kVariantRows[3] == 1 && kVariantWarps[4] == 8 &&
-                    kVariantUnroll[4] == 8 && kVariantRows[4] == 2 && kVariantWarps[5] == 4 && kVariantUnroll[5] == 8 &&
-                    kVariantRows[5] == 2,
-                "the switch below must match the variant table");
   if constexpr (sizeof(L) == 16) {
     switch (a.variant) {
       case 1: launch_shape<T, L, 4, 8>(a, in, out, stream); return;
