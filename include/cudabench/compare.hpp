@@ -103,6 +103,9 @@ struct comparison {
   // Per candidate: the factor (>= 1) by which the rounds were noisier than the kinds' documented
   // round noise, pooled over all rows; the prior of every row is scaled by it.
   std::vector<double> noise_scale;
+  // Rows whose round prior was learned from this comparison's rows of the same kind (no committed
+  // session and no history of them on this GPU model; docs/statistics.md).
+  int pooled_rows = 0;
   double alpha = 0.05, threshold_pct = 2.0, power = 0.8;
   // "noise: 30 rows measured (committed 30, history 0), 12 fallback", for every report.
   std::string noise_summary;

@@ -5,7 +5,8 @@
 //   |change| >= threshold, Holm-adjusted p <  alpha     -> improved / regressed (by the sign of the change)
 //   |change| >= threshold, Holm-adjusted p >= alpha     -> inconclusive (too noisy to tell)
 // p comes from the between-round test on per-round medians (round_test.hpp), with the row's
-// measured between-round noise as prior (row_noise.hpp: committed prior, history, else the kind's table) and, unless
+// measured between-round noise as prior (row_noise.hpp: committed prior, history; else the prior
+// learned from this comparison's rows of its kind, compare_pooled_noise.cpp; else the kind's table) and, unless
 // both files come from one interleaved `cudabench ab` session, its between-session noise as extra variance with its df;
 // Holm's adjustment runs over every tested row of one candidate, so an A/A comparison of many rows
 // raises a false alarm with probability at most alpha. A metric with no spread on either side (peak memory, weight
@@ -30,6 +31,7 @@
 #include "cudabench/round_test.hpp"
 #include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
+#include "cudabench/variance_prior.hpp"
 
 namespace cudabench {
 
@@ -275,6 +277,7 @@ double session_noise_scale(const std::vector<compare_row>& rows, const std::vect
     const compare_cell& b = rows[r].cells[0];
     const compare_cell& c = rows[r].cells[candidate];
     if (!b.present || !c.present || b.state != status::ok || c.state != status::ok) continue;
+    if (noise[r].round_source == compare_detail::pooled_round_source) continue;  // fitted to these rounds
     double ss = 0;
     int df = 0;
     bool usable = true;
@@ -315,6 +318,13 @@ std::string noise_summary(const std::vector<compare_row>& rows) {
   }
   if (by_source.count("fallback"))
     out += " (fallback: no measured sessions of that row on this GPU model; the kind's documented table is used)";
+  int pooled = 0;
+  for (const auto& r : rows) pooled += r.noise.round_source == compare_detail::pooled_round_source;
+  if (pooled)
+    out += fmt::format(
+        "; round noise of {} row{} that no committed measurement knows learned from the "
+        "rows of this comparison (empirical Bayes, per kind where it has {}+ rows)",
+        pooled, pooled == 1 ? "" : "s", variance_prior_min_rows);
   return out;
 }
 
@@ -338,7 +348,8 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
 
   compare_detail::matched_rows matched = compare_detail::match_rows(files, sources, opt);
   out.rows = std::move(matched.rows);
-  const std::vector<noise_model>& noise_of_row = matched.noise;
+  std::vector<noise_model>& noise_of_row = matched.noise;
+  out.pooled_rows = compare_detail::pool_round_noise(out.rows, noise_of_row);
   const bool in_common = matched.in_common;
   std::vector<std::vector<pending_test>> pending(nf - 1);
   // Second pass, once every row is known: the session's noise scale per candidate, then verdicts.
@@ -348,7 +359,8 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
     for (std::size_t r = 0; r < out.rows.size(); ++r) {
       compare_row& row = out.rows[r];
       noise_model noise = noise_of_row[r];
-      noise.round_sd *= scale;
+      // A pooled prior is these very rounds' level: scaling it by their excess would count it twice.
+      if (noise.round_source != compare_detail::pooled_round_source) noise.round_sd *= scale;
       compare_change ch;
       auto t = judge(row.cells[0], row.cells[i], row.base_has_workload, row.cand_has_workload[i - 1], row.direction,
                      row.metric, noise, out.same_session[i - 1], opt, ch);

@@ -1,6 +1,7 @@
 // Private parts of compare_results (compare.hpp), one file each: what differs between the files'
 // environments (compare_env.cpp), which rows there are and what each file holds for them
-// (compare_match.cpp); compare.cpp judges the rows (statistics, verdicts).
+// (compare_match.cpp), the round noise of rows no measurement knows, learned from the comparison's
+// own rows (compare_pooled_noise.cpp); compare.cpp judges the rows (statistics, verdicts).
 #pragma once
 #include <string>
 #include <vector>
@@ -25,6 +26,16 @@ struct matched_rows {
 // that cannot be (sample_rules.hpp) or round indices that do not match the samples.
 matched_rows match_rows(const std::vector<result_file>& files, const std::vector<std::string>& sources,
                         const compare_options& opt);
+
+// Marks a round prior learned from the comparison's own rows (noise_model::round_source).
+inline constexpr const char* pooled_round_source = "pooled";
+
+// For each row whose round prior is its kind's fallback table (no committed session and no history
+// of that row on this GPU model) and whose rounds vary in some file: the prior fitted to the between-round variances of
+// this comparison's rows of the same kind (variance_prior.hpp) when at least variance_prior_min_rows of them have
+// rounds in some file, else to all such rows of every kind (when that many); round_source becomes pooled_round_source
+// and round_df the fit's weight. Sets `rows[i].noise` and `noise[i]` alike. Returns how many rows got a pooled prior.
+int pool_round_noise(std::vector<compare_row>& rows, std::vector<noise_model>& noise);
 
 // Two different workloads must never share a readable name: those fall back to their id.
 void make_names_unique(std::vector<compare_row>& rows);
