@@ -2,7 +2,8 @@
 // and GPU model: where the between-session noise comes from (history, committed, fallback), from how
 // many sessions and degrees of freedom, and the between-session and within-session sd. With a result
 // file: exactly that file's rows (as its baseline role in compare would see them); without: every
-// row the committed prior or the history measured. docs/statistics.md.
+// row the committed prior or the history measured. A file with rounds also shows the within-session
+// prior its own rounds give the rows no measurement knows (pooled_noise.hpp). docs/statistics.md.
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -17,7 +18,9 @@
 #include "cli/commands.hpp"
 #include "cli/history_noise.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/pooled_noise.hpp"
 #include "cudabench/result.hpp"
+#include "cudabench/round_test.hpp"
 #include "cudabench/row_noise.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
@@ -34,6 +37,7 @@ struct noise_args {
 struct noise_line {
   std::string gpu, id, kind, metric;
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  round_evidence rounds;  // the file's rounds of this row (none without a file)
 };
 
 // A workload id's kind and parameters ("matmul/dtype=fp16/m=1024" -> matmul, {dtype: fp16, m: 1024}):
@@ -84,7 +88,11 @@ int run_noise(const noise_args& a) {
       for (std::size_t i = 0; i < w.metrics.size(); ++i) {
         const std::string& m = w.metrics[i].first;
         if (a.metrics.empty() ? i != 0 : !wanted_metric(m)) continue;  // compare's default: the headline
-        lines.push_back({gpu, w.id, w.kind, m, w.params});
+        noise_line l{gpu, w.id, w.kind, m, w.params, {w.kind}};
+        const metric& samples = w.metrics[i].second;
+        if (w.state == status::ok && !samples.samples.empty())
+          add_round_evidence(l.rounds, round_medians(samples.samples, samples.rounds));
+        lines.push_back(std::move(l));
       }
     }
   } else {
@@ -102,8 +110,17 @@ int run_noise(const noise_args& a) {
   std::vector<std::vector<std::string>> grid{
       {"row", "gpu", "source", "sessions", "df", "session_sd_pct", "within_sd_pct", "within_source"}};
   std::map<std::string, int> by_source;
+  // A file with rounds is evidence of its own rows' round noise, as in a comparison of it.
+  std::vector<noise_model> models;
+  std::vector<round_evidence> evidence;
   for (const auto& l : lines) {
-    const noise_model n = row_noise(ev, l.gpu, l.id, l.kind, l.metric, l.params);
+    models.push_back(row_noise(ev, l.gpu, l.id, l.kind, l.metric, l.params));
+    evidence.push_back(l.rounds);
+  }
+  const int pooled = pool_round_noise(evidence, models);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const noise_line& l = lines[i];
+    const noise_model& n = models[i];
     ++by_source[n.session_source];
     grid.push_back({l.id + " · " + l.metric, l.gpu.empty() ? "-" : l.gpu, n.session_source, std::to_string(n.sessions),
                     n.session_df > 0 ? fmt::format("{:g}", n.session_df) : "known", pct(n.session_sd), pct(n.round_sd),
@@ -134,9 +151,14 @@ int run_noise(const noise_args& a) {
   for (const auto& [source, n] : by_source) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", source, n);
   std::cout << fmt::format(
       "\n{} row{}: {}. sd of log per-round medians in %; session = between machine starts (df: its degrees of "
-      "freedom, 'known' for the fallback table), within = between rounds of one session. Committed prior: {}{}.\n",
+      "freedom, 'known' for the fallback table), within = between rounds of one session. Committed prior: {}{}.{}\n",
       lines.size(), lines.size() == 1 ? "" : "s", summary.empty() ? "none" : summary, ev.committed->source(),
-      history ? ", history: " + history->source() : "");
+      history ? ", history: " + history->source() : "",
+      pooled
+          ? fmt::format(" Within-session noise of {} row{} that no measurement knows: pooled from this file's rounds "
+                        "(empirical Bayes per kind, as compare does).",
+                        pooled, pooled == 1 ? "" : "s")
+          : "");
   return 0;
 }
 

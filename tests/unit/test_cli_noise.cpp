@@ -108,3 +108,27 @@ TEST(CliNoise, TenPercentOnA4096GemmBetweenSingleRoundFilesIsAVerdictWhereTheClo
   for (const char* capped : {"matmul tf32 4096³", "matmul fp16 4096³", "matmul bf16 4096³", "matmul fp8 4096³"})
     EXPECT_NE(line(capped).find("inconclusive"), std::string::npos) << r.output;
 }
+
+TEST(CliNoise, AFileWithRoundsOnAnUnmeasuredGpuShowsThePriorItsRoundsGive) {
+  // The H100 A/A (4 rounds, no committed session on that GPU model): its timed rows' within-session
+  // noise is pooled from the file's own rounds, as compare would pool it; peak memory keeps the table.
+  const std::string file =
+      std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/aa-full-4rounds-a676b81/A.json";
+  const auto r = run_cudabench("noise " + file + " --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("matmul/dtype=fp32/m=8192/n=8192/k=8192 · time_ms,NVIDIA H100 80GB HBM3,fallback,0,known,"),
+            std::string::npos)
+      << r.output;
+  std::size_t pooled = 0, pos = 0;
+  while ((pos = r.output.find(",pooled\n", pos)) != std::string::npos) ++pooled, ++pos;
+  EXPECT_EQ(pooled, 40u) << r.output;
+  // The filter limits the evidence too, as in compare: ResNet's 4 rows pool, training's 2 alone cannot.
+  const auto t = run_cudabench("noise " + file + " --filter 'resnet50/*'");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  EXPECT_NE(t.output.find("Within-session noise of 4 rows that no measurement knows: pooled from this file's rounds"),
+            std::string::npos)
+      << t.output;
+  const auto two = run_cudabench("noise " + file + " --filter 'train_step/*'");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_EQ(two.output.find("pooled"), std::string::npos) << two.output;
+}

@@ -28,6 +28,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/multiple_testing.hpp"
 #include "cudabench/noise_floor.hpp"
+#include "cudabench/pooled_noise.hpp"
 #include "cudabench/round_test.hpp"
 #include "cudabench/sample_rules.hpp"
 #include "cudabench/stats.hpp"
@@ -277,7 +278,7 @@ double session_noise_scale(const std::vector<compare_row>& rows, const std::vect
     const compare_cell& b = rows[r].cells[0];
     const compare_cell& c = rows[r].cells[candidate];
     if (!b.present || !c.present || b.state != status::ok || c.state != status::ok) continue;
-    if (noise[r].round_source == compare_detail::pooled_round_source) continue;  // fitted to these rounds
+    if (noise[r].round_source == pooled_round_source) continue;  // fitted to these rounds
     double ss = 0;
     int df = 0;
     bool usable = true;
@@ -319,7 +320,7 @@ std::string noise_summary(const std::vector<compare_row>& rows) {
   if (by_source.count("fallback"))
     out += " (fallback: no measured sessions of that row on this GPU model; the kind's documented table is used)";
   int pooled = 0;
-  for (const auto& r : rows) pooled += r.noise.round_source == compare_detail::pooled_round_source;
+  for (const auto& r : rows) pooled += r.noise.round_source == pooled_round_source;
   if (pooled)
     out += fmt::format(
         "; round noise of {} row{} that no committed measurement knows learned from the "
@@ -360,7 +361,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       compare_row& row = out.rows[r];
       noise_model noise = noise_of_row[r];
       // A pooled prior is these very rounds' level: scaling it by their excess would count it twice.
-      if (noise.round_source != compare_detail::pooled_round_source) noise.round_sd *= scale;
+      if (noise.round_source != pooled_round_source) noise.round_sd *= scale;
       compare_change ch;
       auto t = judge(row.cells[0], row.cells[i], row.base_has_workload, row.cand_has_workload[i - 1], row.direction,
                      row.metric, noise, out.same_session[i - 1], opt, ch);

@@ -27,14 +27,9 @@ struct matched_rows {
 matched_rows match_rows(const std::vector<result_file>& files, const std::vector<std::string>& sources,
                         const compare_options& opt);
 
-// Marks a round prior learned from the comparison's own rows (noise_model::round_source).
-inline constexpr const char* pooled_round_source = "pooled";
-
-// For each row whose round prior is its kind's fallback table (no committed session and no history
-// of that row on this GPU model) and whose rounds vary in some file: the prior fitted to the between-round variances of
-// this comparison's rows of the same kind (variance_prior.hpp) when at least variance_prior_min_rows of them have
-// rounds in some file, else to all such rows of every kind (when that many); round_source becomes pooled_round_source
-// and round_df the fit's weight. Sets `rows[i].noise` and `noise[i]` alike. Returns how many rows got a pooled prior.
+// The round prior of the rows no measurement knows, learned from this comparison's rows (every
+// file's rounds of every row as evidence; pooled_noise.hpp). Sets `rows[i].noise` and `noise[i]`
+// alike. Returns how many rows got a pooled prior.
 int pool_round_noise(std::vector<compare_row>& rows, std::vector<noise_model>& noise);
 
 // Two different workloads must never share a readable name: those fall back to their id.
