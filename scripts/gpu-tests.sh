@@ -17,7 +17,8 @@
 #            5): per process, the row's GB/s beside the host's own memcpy rate (host_memcpy_gbps), and
 #            how far the two move together (pageable.json, pageable.txt)
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
-#            default rounds ($AA_ROUNDS overrides: 3 fits the full suite in one 10-minute call);
+#            default rounds ($AA_ROUNDS overrides: 3 fit the full suite in one 10-minute call on the H200;
+#            on an H100, after a build, they did not);
 #            must give 0 improved / 0 regressed; prints the between-round spread. $AA_DIR (default
 #            aa-SUITE under the results) is ab's directory; AA_RESUME=1 continues the ab already in
 #            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next
