@@ -279,22 +279,16 @@ double session_noise_scale(const std::vector<compare_row>& rows, const std::vect
     const compare_cell& c = rows[r].cells[candidate];
     if (!b.present || !c.present || b.state != status::ok || c.state != status::ok) continue;
     if (noise[r].round_source == pooled_round_source) continue;  // fitted to these rounds
-    double ss = 0;
-    int df = 0;
-    bool usable = true;
-    for (const compare_cell* cell : {&b, &c}) {
-      const auto& m = cell->round_medians;
-      if (!std::all_of(m.begin(), m.end(), [](double x) { return x > 0; })) usable = false;
-      if (!usable || m.size() < 2) continue;
-      double mean = 0;
-      for (double x : m) mean += std::log(x);
-      mean /= static_cast<double>(m.size());
-      for (double x : m) ss += (std::log(x) - mean) * (std::log(x) - mean);
-      df += static_cast<int>(m.size()) - 1;
-    }
-    if (!usable || df < 2) continue;
-    const double chi2_median_over_df = std::pow(1.0 - 2.0 / (9.0 * df), 3);
-    ratios.push_back(ss / df / (noise[r].round_sd * noise[r].round_sd) / chi2_median_over_df);
+    const auto positive = [](const compare_cell& cell) {
+      return std::all_of(cell.round_medians.begin(), cell.round_medians.end(), [](double x) { return x > 0; });
+    };
+    if (!positive(b) || !positive(c)) continue;
+    round_evidence e;
+    add_round_evidence(e, b.round_medians);
+    add_round_evidence(e, c.round_medians);
+    if (e.df < 2) continue;
+    const double chi2_median_over_df = std::pow(1.0 - 2.0 / (9.0 * e.df), 3);
+    ratios.push_back(e.ss / e.df / (noise[r].round_sd * noise[r].round_sd) / chi2_median_over_df);
   }
   if (ratios.empty()) return 1.0;
   return std::max(1.0, std::sqrt(median(ratios)));
@@ -308,7 +302,7 @@ std::string noise_note(const std::vector<double>& scales) {
 }
 
 // Where the rows' session noise came from, so a fallback is said out loud.
-std::string noise_summary(const std::vector<compare_row>& rows) {
+std::string noise_summary(const std::vector<compare_row>& rows, int pooled) {
   std::map<std::string, int> by_source;
   for (const auto& r : rows) ++by_source[r.noise.session_source];
   std::string out = "session noise per row from: ";
@@ -319,8 +313,6 @@ std::string noise_summary(const std::vector<compare_row>& rows) {
   }
   if (by_source.count("fallback"))
     out += " (fallback: no measured sessions of that row on this GPU model; the kind's documented table is used)";
-  int pooled = 0;
-  for (const auto& r : rows) pooled += r.noise.round_source == pooled_round_source;
   if (pooled)
     out += fmt::format(
         "; round noise of {} row{} that no committed measurement knows learned from the "
@@ -421,7 +413,7 @@ comparison compare_results(const std::vector<result_file>& files, const std::vec
       : none_same ? "separate sessions: each row's session noise added, with its df"
                   : "session noise added where not interleaved with the baseline",
       tested, tested == 1 ? "" : "s", opt.alpha, opt.threshold_pct, opt.power * 100);
-  out.noise_summary = noise_summary(out.rows);
+  out.noise_summary = noise_summary(out.rows, out.pooled_rows);
   std::string single;
   for (std::size_t i = 0; i < nf; ++i)
     if (out.rounds[i] < 2) single += fmt::format("{}{}", single.empty() ? "" : ", ", sources[i]);
