@@ -3,8 +3,8 @@
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
 #   stages: build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize
-#            baseline cuda12 profile (default: all but backward, pageable, baseline, cuda12 and
-#            profile, in that order); named stages run in the order given
+#            baseline cuda12 profile llmtorch boundaries (default: all but backward, pageable,
+#            baseline, cuda12, profile, llmtorch and boundaries, in that order); named stages run in the order given
 #     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1, and
 #            the two train rows with backward: true, whose gradients are judged too)
 #            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
@@ -41,6 +41,15 @@
 #            kernel made faster): the stage then reports the verdicts and passes whatever they are
 #     profile  Nsight Compute per-kernel tables of one Llama-2-7B prefill (128 and 2048 tokens) and
 #            one decode step: scripts/llm-profile.sh, tables in llm-profile/llm-profile.md
+#     llmtorch  the Llama-2-7B rows of `full` ($LLMTORCH_FILTER overrides the filter) through
+#            cudabench, transformers eager and transformers with --compile (static KV cache, decode
+#            step compiled by transformers), one process each; llm.json, llm-torch.json,
+#            llm-torch-compile.json and the two comparisons llm-vs-torch.md, llm-vs-torch-compile.md
+#     boundaries  where a Llama-2-7B decode step's time above the floor goes (after build):
+#            experiments/decode_boundaries.cu (its 129 GEMVs as 129 PDL kernels in a graph against
+#            one persistent kernel with grid barriers) and experiments/decode_anatomy.cu (the
+#            engine's step rebuilt from its kernels, then without attention, without the RMSNorm
+#            prologues, GEMVs only); $BOUNDARIES_ROUNDS interleaved rounds (default 7)
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names
@@ -50,7 +59,8 @@
 # anything runs).
 set -uo pipefail
 caller_dir=$(pwd)
-all_stages=(build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize baseline cuda12 profile)
+all_stages=(build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize baseline cuda12 profile
+            llmtorch boundaries)
 default_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -108,6 +118,23 @@ run_suite_pair() {  # run_suite_pair SUITE: cudabench + PyTorch reference + comp
 }
 
 run_quick() { run_suite_pair quick; }
+
+run_llmtorch() {  # cudabench vs transformers eager and compiled, Llama-2-7B decode rows
+  local f=${LLMTORCH_FILTER:-llm_decode/model=llama-2-7b/*} rc=0 mode
+  "$bin" --suite full --filter "$f" -o "$results/llm.json" --strict || rc=1
+  for mode in torch torch-compile; do
+    PYTHONUNBUFFERED=1 $python scripts/torch_reference.py --suite full --filter "$f" --cudabench "$bin" \
+      $([[ $mode == torch-compile ]] && echo --compile) -o "$results/llm-$mode.json" || rc=1
+    "$bin" compare "$results/llm-$mode.json" "$results/llm.json" --format markdown | tee "$results/llm-vs-$mode.md" || true
+  done
+  return $rc
+}
+
+run_boundaries() {  # what 129 kernel boundaries cost a decode step (experiments/decode_boundaries.cu)
+  cmake --build build --target decode_boundaries decode_anatomy &&
+    build/experiments/decode_boundaries "${BOUNDARIES_ROUNDS:-7}" &&
+    build/experiments/decode_anatomy "${BOUNDARIES_ROUNDS:-7}"
+}
 
 run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
   local suite=${AA_SUITE:-full} t0=$SECONDS dir
@@ -306,6 +333,8 @@ for s in "${stages[@]}"; do
     sanitize) stage sanitize run_sanitize ;;
     baseline) stage baseline run_baseline ;;
     # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
+    llmtorch) stage llmtorch run_llmtorch ;;
+    boundaries) stage boundaries run_boundaries ;;
     profile) stage profile scripts/llm-profile.sh --bin "$bin" --out "$results/llm-profile" ;;
     cuda12) stage cuda12 env OUT="$results/cuda12" CU12_BIN13="$bin" scripts/cuda12-ab.sh run ;;
   esac

@@ -213,13 +213,16 @@ def environment(torch, index: int, label: str | None) -> dict:
 
 # ---- running ------------------------------------------------------------------------------------
 
-def run_one(torch, w: dict, settings: dict) -> dict:
+def run_one(torch, w: dict, settings: dict, compile_mode: bool = False) -> dict:
     module = load_reference(w["kind"])
     if module is None:
         return workload_record(w, "skipped", f"no PyTorch reference for kind {w['kind']}")
     oom_type = getattr(torch.cuda, "OutOfMemoryError", None)
     try:
-        outcome = module.run(dict(w["params"]), dict(settings))
+        run_settings = dict(settings)
+        if compile_mode:
+            run_settings["torch_compile"] = True
+        outcome = module.run(dict(w["params"]), run_settings)
         torch.cuda.synchronize()
         return record_from_outcome(w, outcome)
     except Exception as e:  # noqa: BLE001 - every failure is recorded, the suite goes on
@@ -264,6 +267,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("-o", "--output", help="result file to write (required unless --dry-run)")
     p.add_argument("--label", help='environment.label (default "PyTorch <version>")')
     p.add_argument("--dry-run", action="store_true", help="print the plan; needs no torch and no GPU")
+    p.add_argument("--compile", action="store_true",
+                   help="run what a PyTorch user runs for speed where a kind's module knows it (llm_decode: "
+                        "transformers' static KV cache, whose decode step transformers compiles with "
+                        "torch.compile); other kinds run as without it")
     args = p.parse_args(argv)
     if not args.dry_run and not args.output:
         p.error("-o/--output is required (or use --dry-run)")
@@ -305,7 +312,8 @@ def run_suite(plan: dict, settings: dict, args: argparse.Namespace, argv: list[s
         "tool": {"name": "torch_reference", "version": torch.__version__,
                  "argv": [sys.argv[0] if sys.argv else "torch_reference.py", *argv]},
         "build": {},
-        "environment": environment(torch, args.device, args.label),
+        "environment": environment(torch, args.device,
+                                   args.label or (f"PyTorch {torch.__version__}, --compile" if args.compile else None)),
         "suite": {"name": suite["name"], "source": suite["source"], "sha256": suite["sha256"]},
         "settings": settings,
         "started_at": utc_now(),
@@ -319,7 +327,7 @@ def run_suite(plan: dict, settings: dict, args: argparse.Namespace, argv: list[s
         for i, w in enumerate(workloads, 1):
             t = time.monotonic()
             print(f"[{i}/{n}] {w['id']} ...", file=sys.stderr, flush=True)
-            rec = run_one(torch, w, settings)
+            rec = run_one(torch, w, settings, args.compile)
             doc["workloads"].append(rec)
             doc["finished_at"] = utc_now()
             write_atomic(args.output, doc)
