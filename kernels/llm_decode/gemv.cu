@@ -1,9 +1,9 @@
 // See gemv.cuh for what this computes and why it is shaped this way.
 // Layout: block = W warps; warp w owns R consecutive output rows (block b's warps cover rows
 // b*W*R .. b*W*R + W*R - 1); grid = ceil(n / (W*R)) blocks; dynamic shared memory holds x (k
-// elements of T). Lane l of a warp reads packs l, l+32, l+64, ... of each of its rows, U packs per
-// row in flight at a time. (W, U, R) is the variant (gemv.cuh); each lane sums a row's packs in
-// the same order whatever W, U and R are, so the dot products are bit-identical across variants.
+// elements of T) and, with the RMSNorm prologue, the norm weight behind it. Lane l of a warp reads packs l, l+32, l+64,
+// ... of each of its rows, U packs per row in flight at a time. (W, U, R) is the variant (gemv.cuh); each lane sums a
+// row's packs in the same order whatever W, U and R are, so the dot products are bit-identical across variants.
 #include "kernels/llm_decode/gemv.cuh"
 
 #include <cassert>
@@ -28,6 +28,27 @@ constexpr int unroll_for() {
 template <class L>
 __device__ __forceinline__ L load_stream(const L* p) {
   return __ldcs(p);
+}
+
+// Copy one pack global -> shared without holding a register until it lands (cp.async, 16-byte
+// packs on sm_80+); other packs, and the CPU emulator, copy through a register. Completed by
+// stage_wait(); a thread may then read the packs it staged itself.
+template <class L>
+__device__ __forceinline__ void stage_async(L* dst, const L* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (sizeof(L) == 16) {
+    asm volatile(
+        "cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+        "l"(src));
+    return;
+  }
+#endif
+  *dst = *src;
+}
+__device__ __forceinline__ void stage_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnrollArg, int kOuts>
@@ -66,17 +87,26 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
     }
   };
   load_batch(0);  // in flight while the previous kernel drains and the block stages x
+  // The norm weight is a weight too (no kernel writes it): staged before the wait, so after it
+  // the prologue has one dependent read, x's, as the plain path has. Behind x in shared memory.
+  L* nsv = reinterpret_cast<L*>(xs) + packs;
+  if constexpr (Norm) {
+    const L* nv = reinterpret_cast<const L*>(a.norm_weight);
+    for (int i = threadIdx.x; i < packs; i += kThreads) stage_async(nsv + i, nv + i);
+  }
   pdl_trigger();
   pdl_wait();  // x (and, for add_residual, y) come from earlier kernels
 
   if constexpr (Norm) {
-    // Packed reads (2 per thread for k = 4096): the prologue is one L2 round trip, not sixteen.
+    // Packed reads (2 per thread for k = 4096), x read once: it is kept in shared memory for
+    // the second pass, and each thread reads back only the packs it wrote (x and the norm
+    // weight), so no barrier is needed between the passes beyond block_sum's.
     const L* xv = reinterpret_cast<const L*>(a.x);
-    const L* nv = reinterpret_cast<const L*>(a.norm_weight);
     L* xsv = reinterpret_cast<L*>(xs);
     float ss = 0.0f;
     for (int i = threadIdx.x; i < packs; i += kThreads) {
       const L xp = xv[i];
+      xsv[i] = xp;
       T xe[kPerPack];
       memcpy(xe, &xp, sizeof(L));
 #pragma unroll
@@ -86,8 +116,9 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
       }
     }
     const float rstd = rsqrtf(block_sum(ss, scratch) / static_cast<float>(a.k) + a.eps);
+    stage_wait();
     for (int i = threadIdx.x; i < packs; i += kThreads) {
-      const L xp = xv[i], wp = nv[i];
+      const L xp = xsv[i], wp = nsv[i];
       T xe[kPerPack], we[kPerPack], oe[kPerPack];
       memcpy(xe, &xp, sizeof(L));
       memcpy(we, &wp, sizeof(L));
@@ -146,8 +177,9 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
 template <class T, class L, bool Norm, int kWarps, int kUnroll, int kOuts>
 void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
   const dim3 grid((a.n + kWarps * kOuts - 1) / (kWarps * kOuts));
-  // Shared memory: x, rounded up to whole 16-byte packs.
-  const std::size_t smem = (static_cast<std::size_t>(a.k) * sizeof(T) + 15) / 16 * 16;
+  // Shared memory: x, and with the RMSNorm prologue the norm weight behind it (from pack `packs`
+  // on: a.k is a whole number of packs, so both start 16-byte aligned).
+  const std::size_t smem = (Norm ? 2 : 1) * static_cast<std::size_t>(a.k) * sizeof(T);
   auto run = [&](auto kernel) {
     if (smem > 48 * 1024)
       CUDABENCH_CHECK_CUDA(
