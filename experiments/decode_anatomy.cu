@@ -12,6 +12,8 @@
 // position reset to 128 before each round (so the attention sees 129..148 positions, as in the
 // suite's 128 -> 256 row).
 //   cmake --build build --target decode_anatomy && build/experiments/decode_anatomy [rounds]
+// Environment, to try a change inside the same step: ANATOMY_O_VARIANT (the o_proj GEMV's variant,
+// gemv.cuh; default 0) and ANATOMY_ATTN_CHUNK (positions per attention split; default 16).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +41,19 @@ namespace {
 // Llama-2-7B.
 constexpr int kLayers = 32, kHidden = 4096, kInter = 11008, kHeads = 32, kHeadDim = 128, kVocab = 32000;
 constexpr int kQkvRows = 3 * kHidden, kMaxLen = 256, kPrompt = 128, kSteps = 20;
+
+// An integer from the environment, or `fallback`; outside [lo, hi] is an error.
+int env_int(const char* name, int fallback, int lo, int hi) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (*end != '\0' || x < lo || x > hi) {
+    std::fprintf(stderr, "decode_anatomy: %s=%s is not an integer in [%d, %d]\n", name, v, lo, hi);
+    std::exit(2);
+  }
+  return static_cast<int>(x);
+}
 
 struct mode {
   const char* name;
@@ -117,7 +132,7 @@ model make_model(cudaStream_t s) {
   m.as.num_kv_heads = kHeads;
   m.as.head_dim = kHeadDim;
   m.as.max_len = kMaxLen;
-  m.as.chunk = 16;
+  m.as.chunk = env_int("ANATOMY_ATTN_CHUNK", 16, 1, kMaxLen);
   m.as.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
   m.part_o = alloc<float>(k::attn_decode_partial_floats(m.as));
   m.part_ml = alloc<float>(k::attn_decode_ml_floats(m.as));
@@ -126,7 +141,7 @@ model make_model(cudaStream_t s) {
 }
 
 void gemv(const model& m, std::size_t w, int n, int kdim, const T* x, const T* norm, void* y, k::gemv_input in,
-          k::gemv_output out, cudaStream_t s) {
+          k::gemv_output out, cudaStream_t s, int variant = 0) {
   k::gemv_args<T> a;
   a.w = m.w + w;
   a.n = n;
@@ -135,11 +150,13 @@ void gemv(const model& m, std::size_t w, int n, int kdim, const T* x, const T* n
   a.norm_weight = norm;
   a.eps = 1e-5f;
   a.y = y;
+  a.variant = variant;
   k::gemv<T>(a, in, out, s);
 }
 
 // enqueue_decode_step of engine.cpp, less what the mode removes.
 void enqueue_step(const model& m, const mode& md, cudaStream_t s) {
+  static const int o_variant = env_int("ANATOMY_O_VARIANT", 0, 0, k::kGemvVariants - 1);
   if (md.ends) k::embedding<T>(m.w + m.embed, kVocab, kHidden, m.tokens, m.pos, 1, m.h, s);
   k::programmatic_launch_scope pdl(true);
   const k::gemv_input normed = md.norm ? k::gemv_input::rmsnorm : k::gemv_input::vector;
@@ -148,7 +165,8 @@ void enqueue_step(const model& m, const mode& md, cudaStream_t s) {
     if (md.attention)
       k::attention_decode<T>(m.qkv, m.rope, m.k_cache, m.v_cache, m.pos, m.as, m.part_o, m.part_ml, m.counters, m.attn,
                              s);
-    gemv(m, L.wo, kHidden, kHidden, m.attn, nullptr, m.h, k::gemv_input::vector, k::gemv_output::add_residual, s);
+    gemv(m, L.wo, kHidden, kHidden, m.attn, nullptr, m.h, k::gemv_input::vector, k::gemv_output::add_residual, s,
+         o_variant);
     gemv(m, L.wgu, kInter, kHidden, m.h, m.w + L.post_norm, m.act, normed, k::gemv_output::swiglu, s);
     gemv(m, L.wd, kHidden, kInter, m.act, nullptr, m.h, k::gemv_input::vector, k::gemv_output::add_residual, s);
   }
@@ -207,8 +225,11 @@ int main(int argc, char** argv) {
       time_ms([&] { CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, s)); }, 20);
   const double copy_gbps = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
   const double floor_ms = m.bytes_per_step / (copy_gbps * 1e9) * 1e3;
-  std::printf("%s, %d SMs: d2d copy %.0f GB/s; %.3f GB of weights per step, floor %.3f ms\n", prop.name,
-              prop.multiProcessorCount, copy_gbps, m.bytes_per_step / 1e9, floor_ms);
+  std::printf(
+      "%s, %d SMs: d2d copy %.0f GB/s; %.3f GB of weights per step, floor %.3f ms; o_proj variant %s, "
+      "attention split %d\n",
+      prop.name, prop.multiProcessorCount, copy_gbps, m.bytes_per_step / 1e9, floor_ms,
+      k::gemv_variant_name(env_int("ANATOMY_O_VARIANT", 0, 0, k::kGemvVariants - 1)), m.as.chunk);
 
   std::vector<std::vector<float>> t(modes.size());
   for (int r = 0; r < rounds; ++r)
