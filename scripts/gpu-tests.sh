@@ -4,7 +4,8 @@
 #   scripts/gpu-tests.sh [STAGE ...]
 #   stages: build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize
 #            baseline cuda12 profile llmtorch boundaries (default: all but backward, pageable,
-#            baseline, cuda12, profile, llmtorch and boundaries, in that order); named stages run in the order given
+#            baseline, cuda12, profile, llmtorch and boundaries, in that order); named stages run
+#            in the order given
 #     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1, and
 #            the two train rows with backward: true, whose gradients are judged too)
 #            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
@@ -332,10 +333,10 @@ for s in "${stages[@]}"; do
     memlimit) stage memlimit run_memlimit ;;
     sanitize) stage sanitize run_sanitize ;;
     baseline) stage baseline run_baseline ;;
-    # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
     llmtorch) stage llmtorch run_llmtorch ;;
     boundaries) stage boundaries run_boundaries ;;
     profile) stage profile scripts/llm-profile.sh --bin "$bin" --out "$results/llm-profile" ;;
+    # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
     cuda12) stage cuda12 env OUT="$results/cuda12" CU12_BIN13="$bin" scripts/cuda12-ab.sh run ;;
   esac
 done
