@@ -69,7 +69,9 @@ std::array<bool, kGemvSites> parse_site_forcing(const char* env, gemv_tuning& ou
 // GEMV over every layer's matrix (different weights each launch, so the timing streams from
 // DRAM, not from the 50 MB L2) a few rounds, timed as graph replays; the fastest round wins. All
 // variants compute the same thing (tests/gpu/test_llm_kernels.cpp checks each against the CPU),
-// so the choice only moves time. Llama-2-7B: 6 variants x 5 rounds x ~13 GB / 4 TB/s ~ 100 ms.
+// so the choice only moves time. Llama-2-7B: 7 variants x 5 rounds x ~13 GB / 4 TB/s ~ 120 ms.
+// Each site is timed after itself, not after its real predecessor: variant 6's prefetch, which
+// fills the window of a slow predecessor (the attention before o_proj), cannot show here.
 // CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere;
 // CUDABENCH_LLM_GEMV=SITE:V[,SITE:V] forces only the sites named (qkv, o, gate_up, down, lm_head).
 gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_layers, cudaStream_t s,
