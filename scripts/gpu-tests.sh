@@ -3,9 +3,9 @@
 # PyTorch/transformers/torchvision, and the measured suites, then prints a summary.
 #   scripts/gpu-tests.sh [STAGE ...]
 #   stages: build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize
-#            baseline cuda12 profile llmtorch boundaries (default: all but backward, pageable,
-#            baseline, cuda12, profile, llmtorch and boundaries, in that order); named stages run
-#            in the order given
+#            baseline cuda12 profile llmtorch boundaries llmab (default: all but backward, pageable,
+#            baseline, cuda12, profile, llmtorch, boundaries and llmab, in that order); named stages
+#            run in the order given
 #     torchmatch  transformer_memory's outputs (inference fp32/fp16, train with dropout 0 and 0.1, and
 #            the two train rows with backward: true, whose gradients are judged too)
 #            rerun in torch.nn.Transformer on the weights, inputs and dropout masks cudabench dumps,
@@ -51,6 +51,11 @@
 #            one persistent kernel with grid barriers) and experiments/decode_anatomy.cu (the
 #            engine's step rebuilt from its kernels, then without attention, without the RMSNorm
 #            prologues, GEMVs only); $BOUNDARIES_ROUNDS interleaved rounds (default 7)
+#     llmab  a decode change that lives behind an environment variable, measured where it runs: the
+#            Llama-2-7B rows of `full`, this build plain against this build under $LLMAB_ENV (default
+#            CUDABENCH_LLM_GEMV=o:6, o_proj's GEMV with its second batch prefetched), interleaved
+#            `ab` rounds ($LLMAB_ROUNDS, default 3) in llmab/; reports the verdicts whatever they
+#            are (the plain side's rounds are also the row's run-to-run spread)
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names
@@ -61,7 +66,7 @@
 set -uo pipefail
 caller_dir=$(pwd)
 all_stages=(build unit gpu oracle torchmatch backward pageable quick full aa sens cudnn memlimit sanitize baseline cuda12 profile
-            llmtorch boundaries)
+            llmtorch boundaries llmab)
 default_stages=(build unit gpu oracle torchmatch quick full aa sens cudnn memlimit sanitize)
 # The usage is the comment block at the top of this file.
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
@@ -135,6 +140,16 @@ run_boundaries() {  # what 129 kernel boundaries cost a decode step (experiments
   cmake --build build --target decode_boundaries decode_anatomy &&
     build/experiments/decode_boundaries "${BOUNDARIES_ROUNDS:-7}" &&
     build/experiments/decode_anatomy "${BOUNDARIES_ROUNDS:-7}"
+}
+
+run_llmab() {  # this build against itself with $LLMAB_ENV set, Llama-2-7B rows, interleaved rounds
+  local env_set=${LLMAB_ENV:-CUDABENCH_LLM_GEMV=o:6} rc=0
+  # ab exits 1 when a row regressed: a verdict, not a failure of the stage's machinery.
+  "$bin" ab "$bin" "env $env_set $bin" --suite full --filter 'llm_decode/model=llama-2-7b/*' \
+    --rounds "${LLMAB_ROUNDS:-3}" --labels "plain,$env_set" -o "$results/llmab" --format markdown || rc=$?
+  [[ $rc -le 1 && -f $results/llmab/compare.json ]] || return 1
+  { echo "plain:"; $python scripts/round_spread.py "$results/llmab/A.json"
+    echo "$env_set:"; $python scripts/round_spread.py "$results/llmab/B.json"; } | tee "$results/llmab-spread.txt"
 }
 
 run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
@@ -335,6 +350,7 @@ for s in "${stages[@]}"; do
     baseline) stage baseline run_baseline ;;
     llmtorch) stage llmtorch run_llmtorch ;;
     boundaries) stage boundaries run_boundaries ;;
+    llmab) stage llmab run_llmab ;;
     profile) stage profile scripts/llm-profile.sh --bin "$bin" --out "$results/llm-profile" ;;
     # The three-way table against this stage's own build (build/cudabench); results in cuda12/.
     cuda12) stage cuda12 env OUT="$results/cuda12" CU12_BIN13="$bin" scripts/cuda12-ab.sh run ;;

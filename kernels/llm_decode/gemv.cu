@@ -1,9 +1,11 @@
 // See gemv.cuh for what this computes and why it is shaped this way.
 // Layout: block = W warps; warp w owns R consecutive output rows (block b's warps cover rows
 // b*W*R .. b*W*R + W*R - 1); grid = ceil(n / (W*R)) blocks; dynamic shared memory holds x (k
-// elements of T) and, with the RMSNorm prologue, the norm weight behind it. Lane l of a warp reads packs l, l+32, l+64,
-// ... of each of its rows, U packs per row in flight at a time. (W, U, R) is the variant (gemv.cuh); each lane sums a
-// row's packs in the same order whatever W, U and R are, so the dot products are bit-identical across variants.
+// elements of T), with the RMSNorm prologue the norm weight behind it, and in variant 6 each
+// warp's staged second batch behind those. Lane l of a warp reads packs l, l+32, l+64, ... of
+// each of its rows, U packs per row in flight at a time. (W, U, R) is the variant (gemv.cuh);
+// each lane sums a row's packs in the same order whatever W, U and R are, so the dot products
+// are bit-identical across variants.
 #include "kernels/llm_decode/gemv.cuh"
 
 #include <cassert>
@@ -51,7 +53,13 @@ __device__ __forceinline__ void stage_wait() {
 #endif
 }
 
-template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnrollArg, int kOuts>
+// Packs of one warp's second batch staged in shared memory before the wait (kPrefetch variants).
+template <gemv_output Out, int kUnroll, int kOuts>
+constexpr int prefetch_packs_per_warp() {
+  return (Out == gemv_output::swiglu ? 2 * kOuts : kOuts) * unroll_for<Out, kUnroll, kOuts>() * 32;
+}
+
+template <class T, class L, bool Norm, gemv_output Out, int kWarps, int kUnrollArg, int kOuts, bool kPrefetch>
 __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
   constexpr int kThreads = kWarps * 32;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -87,6 +95,20 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
     }
   };
   load_batch(0);  // in flight while the previous kernel drains and the block stages x
+  // kPrefetch: the second batch too, into shared memory (no registers held), so twice a warp's
+  // bytes are in flight across the wait: the window where the previous kernel (the attention,
+  // say) leaves the memory bus idle. Each lane stages the packs it will read itself.
+  L* pre = reinterpret_cast<L*>(xs) + (Norm ? 2 : 1) * packs + warp * prefetch_packs_per_warp<Out, kUnrollArg, kOuts>();
+  if constexpr (kPrefetch) {
+    if (active)
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int p = 32 * kUnroll + u * 32 + lane;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r)
+          if (live[r] && p < packs) stage_async(pre + (r * kUnroll + u) * 32 + lane, wrow[r] + p);
+      }
+  }
   // The norm weight is a weight too (no kernel writes it): staged before the wait, so after it
   // the prologue has one dependent read, x's, as the plain path has. Behind x in shared memory.
   L* nsv = reinterpret_cast<L*>(xs) + packs;
@@ -141,7 +163,17 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
 #pragma unroll
   for (int r = 0; r < kRows; ++r) acc[r] = 0.0f;
   for (int base = 0; base < packs; base += 32 * kUnroll) {
-    if (base > 0) load_batch(base);
+    if (kPrefetch && base == 32 * kUnroll) {
+      stage_wait();
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int p = base + u * 32 + lane;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) w[r][u] = (live[r] && p < packs) ? pre[(r * kUnroll + u) * 32 + lane] : L{};
+      }
+    } else if (base > 0) {
+      load_batch(base);
+    }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int p = base + u * 32 + lane;
@@ -174,12 +206,20 @@ __global__ void __launch_bounds__(kWarps * 32) gemv_kernel(gemv_args<T> a) {
   }
 }
 
-template <class T, class L, bool Norm, int kWarps, int kUnroll, int kOuts>
+template <class T, class L, bool Norm, int kWarps, int kUnroll, int kOuts, bool kPrefetch>
 void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
   const dim3 grid((a.n + kWarps * kOuts - 1) / (kWarps * kOuts));
   // Shared memory: x, and with the RMSNorm prologue the norm weight behind it (from pack `packs`
   // on: a.k is a whole number of packs, so both start 16-byte aligned).
-  const std::size_t smem = (Norm ? 2 : 1) * static_cast<std::size_t>(a.k) * sizeof(T);
+  // kPrefetch: each warp's staged second batch behind them.
+  const bool swiglu = out == gemv_output::swiglu;
+  const std::size_t prefetch = kPrefetch
+                                   ? static_cast<std::size_t>(kWarps) *
+                                         (swiglu ? prefetch_packs_per_warp<gemv_output::swiglu, kUnroll, kOuts>()
+                                                 : prefetch_packs_per_warp<gemv_output::store, kUnroll, kOuts>()) *
+                                         sizeof(L)
+                                   : 0;
+  const std::size_t smem = (Norm ? 2 : 1) * static_cast<std::size_t>(a.k) * sizeof(T) + prefetch;
   auto run = [&](auto kernel) {
     if (smem > 48 * 1024)
       CUDABENCH_CHECK_CUDA(
@@ -187,19 +227,23 @@ void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
     launch(kernel, grid, dim3(kWarps * 32), smem, stream, a);
   };
   switch (out) {
-    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store, kWarps, kUnroll, kOuts>); break;
-    case gemv_output::store_f32: run(gemv_kernel<T, L, Norm, gemv_output::store_f32, kWarps, kUnroll, kOuts>); break;
-    case gemv_output::add_residual:
-      run(gemv_kernel<T, L, Norm, gemv_output::add_residual, kWarps, kUnroll, kOuts>);
+    case gemv_output::store: run(gemv_kernel<T, L, Norm, gemv_output::store, kWarps, kUnroll, kOuts, kPrefetch>); break;
+    case gemv_output::store_f32:
+      run(gemv_kernel<T, L, Norm, gemv_output::store_f32, kWarps, kUnroll, kOuts, kPrefetch>);
       break;
-    case gemv_output::swiglu: run(gemv_kernel<T, L, Norm, gemv_output::swiglu, kWarps, kUnroll, kOuts>); break;
+    case gemv_output::add_residual:
+      run(gemv_kernel<T, L, Norm, gemv_output::add_residual, kWarps, kUnroll, kOuts, kPrefetch>);
+      break;
+    case gemv_output::swiglu:
+      run(gemv_kernel<T, L, Norm, gemv_output::swiglu, kWarps, kUnroll, kOuts, kPrefetch>);
+      break;
   }
 }
 
-template <class T, class L, int kWarps, int kUnroll, int kOuts = 1>
+template <class T, class L, int kWarps, int kUnroll, int kOuts = 1, bool kPrefetch = false>
 void launch_shape(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream_t stream) {
-  if (in == gemv_input::rmsnorm) launch_out<T, L, true, kWarps, kUnroll, kOuts>(a, out, stream);
-  else launch_out<T, L, false, kWarps, kUnroll, kOuts>(a, out, stream);
+  if (in == gemv_input::rmsnorm) launch_out<T, L, true, kWarps, kUnroll, kOuts, kPrefetch>(a, out, stream);
+  else launch_out<T, L, false, kWarps, kUnroll, kOuts, kPrefetch>(a, out, stream);
 }
 
 // The variant table of gemv.cuh, as launch_shape<T, L, warps per block, packs per row in flight,
@@ -213,6 +257,7 @@ void launch_in(const gemv_args<T>& a, gemv_input in, gemv_output out, cudaStream
       case 3: launch_shape<T, L, 4, 16>(a, in, out, stream); return;
       case 4: launch_shape<T, L, 8, 8, 2>(a, in, out, stream); return;
       case 5: launch_shape<T, L, 4, 8, 2>(a, in, out, stream); return;
+      case 6: launch_shape<T, L, 8, 8, 1, true>(a, in, out, stream); return;
       default: break;
     }
   }
@@ -242,7 +287,8 @@ template void gemv<__half>(const gemv_args<__half>&, gemv_input, gemv_output, cu
 template void gemv<__nv_bfloat16>(const gemv_args<__nv_bfloat16>&, gemv_input, gemv_output, cudaStream_t);
 
 const char* gemv_variant_name(int variant) {
-  static const char* const names[kGemvVariants] = {"8w/u8", "4w/u8", "8w/u16", "4w/u16", "8w/u8/r2", "4w/u8/r2"};
+  static const char* const names[kGemvVariants] = {"8w/u8",    "4w/u8",    "8w/u16",  "4w/u16",
+                                                   "8w/u8/r2", "4w/u8/r2", "8w/u8/p1"};
   return variant >= 0 && variant < kGemvVariants ? names[variant] : "?";
 }
 

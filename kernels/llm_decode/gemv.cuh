@@ -32,6 +32,12 @@
 //      rows): half the blocks, so the per-block prologue (staging x, the RMSNorm) is paid once per
 //      16 rows, and each warp has twice a plain row's bytes in flight, as SwiGLU's warps do
 //   5: 4 warps per block, 2 rows per warp, as 4
+//   6: as 0, and each warp's second batch (8 more packs per lane) is copied to shared memory
+//      with cp.async before the wait, so a whole 4096-element row is in flight across it without
+//      holding more registers; the window it fills is the previous kernel's tail (the attention's
+//      before o_proj: 0.22 ms per step on an H100 in which the bus mostly idles). Not tuned:
+//      the tuner times each site after itself, where that window does not exist, so it is
+//      chosen only by CUDABENCH_LLM_GEMV (o:6) or --tuning-from, and measured in the real step
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -63,8 +69,9 @@ struct gemv_args {
   int variant = 0;    // launch shape, 0 .. kGemvVariants - 1 (see above)
 };
 
-constexpr int kGemvVariants = 6;
-const char* gemv_variant_name(int variant);  // "8w/u8", ..., "4w/u8/r2"
+constexpr int kGemvVariants = 7;
+constexpr int kGemvTunedVariants = 6;        // the tuner's candidates: 0 .. 5 (6 only when forced, above)
+const char* gemv_variant_name(int variant);  // "8w/u8", ..., "8w/u8/p1"
 
 template <class T>
 void gemv(const gemv_args<T>& args, gemv_input in, gemv_output out, cudaStream_t stream);

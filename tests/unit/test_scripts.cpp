@@ -132,7 +132,7 @@ TEST(Scripts, MissingValuesAndUnknownOptionsAreExitTwoWithUsage) {
   EXPECT_EQ(sanitize.err,
             "gpu-tests: unknown stage 'nope' (stages: build unit gpu oracle torchmatch backward pageable quick full aa "
             "sens cudnn memlimit "
-            "sanitize baseline cuda12 profile llmtorch boundaries)\n");
+            "sanitize baseline cuda12 profile llmtorch boundaries llmab)\n");
 }
 
 TEST(Scripts, RelativePathsAreTheCallers) {

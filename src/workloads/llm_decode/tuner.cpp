@@ -70,6 +70,9 @@ std::array<bool, kGemvSites> parse_site_forcing(const char* env, gemv_tuning& ou
 // DRAM, not from the 50 MB L2) a few rounds, timed as graph replays; the fastest round wins. All
 // variants compute the same thing (tests/gpu/test_llm_kernels.cpp checks each against the CPU),
 // so the choice only moves time. Llama-2-7B: 6 variants x 5 rounds x ~13 GB / 4 TB/s ~ 100 ms.
+// Each site is timed after itself, not after its real predecessor: variant 6's prefetch, which
+// fills the window of a slow predecessor (the attention before o_proj), cannot show here, so it
+// is not a candidate (kGemvTunedVariants); forcing it is how it is measured.
 // CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere;
 // CUDABENCH_LLM_GEMV=SITE:V[,SITE:V] forces only the sites named (qkv, o, gate_up, down, lm_head).
 gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_layers, cudaStream_t s,
@@ -111,7 +114,7 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     // Each variant's call (every layer's GEMV of this site) timed as replays of a captured graph
     // (tuner_timer.hpp): llama-tiny's GEMVs take ~2 us, and a loop of launches timed the host,
     // so its processes picked different variants and measured 5% apart.
-    const std::vector<double> variant_ms = time_candidates(s, k::kGemvVariants, kRounds, 2.0, [&](std::size_t v) {
+    const std::vector<double> variant_ms = time_candidates(s, k::kGemvTunedVariants, kRounds, 2.0, [&](std::size_t v) {
       for (int l = 0; l < launches; ++l) enqueue_site(site, l, static_cast<int>(v), s);
     });
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
