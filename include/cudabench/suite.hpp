@@ -67,10 +67,6 @@ suite load_suite(const std::string& name_or_path, const kind_catalog& kinds,
 suite parse_suite(const std::string& text, const std::string& source, const kind_catalog& kinds,
                   const suite_limits& limits = {});
 
-// `*` and `?` glob against ids; an empty pattern matches everything. Several patterns may be
-// comma-separated; a workload is kept if any matches.
-bool id_matches(const std::string& id, const std::string& patterns);
-
 // The JSON forms shared by the result file (`suite`, `settings`), `cudabench list --format json`
 // and `cudabench run --dry-run --format json`, so the three spell a suite alike.
 // {"name", "source", "sha256"}: which suite, and which bytes of it.

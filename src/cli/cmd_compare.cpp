@@ -24,10 +24,10 @@
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/input_file.hpp"
 #include "cudabench/report.hpp"
 #include "cudabench/result.hpp"
-#include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
 
 namespace cudabench::cli {

@@ -17,8 +17,8 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/history.hpp"
 #include "cudabench/history_store.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/input_file.hpp"
-#include "cudabench/suite.hpp"
 
 namespace cudabench::cli {
 namespace {

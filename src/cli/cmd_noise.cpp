@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/history_noise.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/pooled_noise.hpp"
 #include "cudabench/result.hpp"
 #include "cudabench/round_test.hpp"

@@ -16,9 +16,9 @@
 #include "cli/history_noise.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/report_html.hpp"
 #include "cudabench/result.hpp"
-#include "cudabench/suite.hpp"
 
 namespace cudabench::cli {
 namespace {

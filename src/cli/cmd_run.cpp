@@ -23,6 +23,7 @@
 #include "cudabench/errors.hpp"
 #include "cudabench/gpu/registry.hpp"
 #include "cudabench/gpu/runner.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/run_summary.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"

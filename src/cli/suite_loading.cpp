@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cudabench/errors.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/kind_description.hpp"
 
 namespace cudabench::cli {

@@ -11,8 +11,8 @@
 #include "core/report/report_common.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/html.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/report_html.hpp"
-#include "cudabench/suite.hpp"
 #include "test_support.hpp"
 
 using namespace cudabench;

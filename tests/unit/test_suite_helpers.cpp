@@ -8,6 +8,7 @@
 
 #include "core/io/sha256.hpp"  // private to cudabench::core
 #include "cudabench/errors.hpp"
+#include "cudabench/id_filter.hpp"
 #include "cudabench/suite.hpp"
 
 using cudabench::id_matches;
