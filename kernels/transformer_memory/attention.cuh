@@ -1,4 +1,5 @@
-// Multi-head scaled-dot-product attention, flash-attention style (no mask, dropout off):
+// Multi-head scaled-dot-product attention, flash-attention style (no mask; in train mode
+// dropout and the logsumexp, CUDA-core kernel only):
 //   O[b, i, h*HD : (h+1)*HD] = softmax_j( Q_bh[i] . K_bh[j] / sqrt(HD) ) V_bh[j]
 // Q, K, V and O are row-major token matrices ([batch*seq, ld]); head h is the column slice
 // [h*HD, (h+1)*HD) of each, so the packed QKV output of in_proj feeds it without a transpose.
@@ -20,7 +21,7 @@ namespace cudabench::kernels::transformer_memory {
 
 // Which kernel computes fp32 attention with head_dim 64 (fp16 and other head_dims always use the
 // CUDA-core kernel below). The transformer model times the candidates at setup and keeps the
-// fastest (transformer/attention_tuner.hpp); all of them are tested against a CPU reference.
+// fastest (src/workloads/transformer_memory/attention_tuner.hpp); all of them are tested against a CPU reference.
 enum class attention_variant {
   cuda_core,        // attention_kernel below: one thread per query row, fp32 FMA
   tf32x3_two_pass,  // attention_tf32x3.cuh: WMMA 3xTF32, max pass then accumulate pass

@@ -1,5 +1,6 @@
 // Kind `transformer_memory` (src/workloads/transformer_memory/): peak memory and time of one
-// torch.nn.Transformer forward.
+// torch.nn.Transformer forward (eval, or train with autograd's saved tensors, optionally with the
+// backward).
 #include "kinds.hpp"
 
 namespace cudabench::kinds {

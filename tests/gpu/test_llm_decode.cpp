@@ -2,7 +2,9 @@
 // bf16), corrupted weights fail verification, Llama-2-7B validates through its shadow config
 // (also at the full suite's 2048-token context), a Hugging Face checkpoint directory (F16 and F32
 // safetensors) loads and verifies, and a mismatched checkpoint is an input_error that names the
-// tensor and both shapes.
+// tensor and both shapes. Its tuners through the workload: PDL on or off, every GEMV variant and
+// attention split forced, per-site forcing, the split candidates' shared memory, and the prefill
+// GEMM choice recorded and replayed (the tuners' own timing: test_tuner_timer.cpp).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -177,7 +177,7 @@ std::optional<pending_test> judge(const compare_cell& base, const compare_cell& 
   to.round_sd = noise.round_sd;
   to.session_sd = same_session ? 0.0 : noise.session_sd;
   to.session_df = same_session ? 0.0 : noise.session_df;
-  // A measured round prior weighs what it was measured with, never more than --prior-df: rounds of
+  // A measured round prior weighs what it was measured with, never more than prior_df: rounds of
   // other sessions say less about this session's rounds than about the row in general.
   to.prior_df = noise.round_df > 0 ? std::min(noise.round_df, opt.prior_df) : opt.prior_df;
   to.alpha = opt.alpha;

@@ -57,7 +57,7 @@ int pool_round_noise(const std::vector<round_evidence>& evidence, std::vector<no
     for (std::size_t r : rs) {
       noise_model& n = noise[r];
       n.round_sd = std::max(std::sqrt(fit->s2), resolution_sd);
-      // An infinite weight (the kind's rows agree beyond sampling) is capped by compare's --prior-df.
+      // An infinite weight (the kind's rows agree beyond sampling) is capped by compare's prior_df.
       n.round_df = std::isfinite(fit->df) ? fit->df : 1e9;
       n.round_source = pooled_round_source;
       ++pooled;

@@ -1,6 +1,6 @@
 // Workload kind `train_step`: one mixed-precision training step (fp16/bf16 compute, fp32 master
 // weights, dynamic loss scaling, AdamW) of a bias-free ReLU MLP on a fixed synthetic regression
-// target. See train/mlp_trainer.hpp.
+// target. See mlp_trainer.hpp.
 #pragma once
 #include <memory>
 

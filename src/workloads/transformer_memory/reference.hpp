@@ -1,5 +1,6 @@
 // An independent CPU reference of torch.nn.Transformer's forward pass (batch_first, post-norm,
-// ReLU, no masks, eval) in double precision with plain loops -- for validation on small shapes.
+// ReLU, no masks; eval, or train with the dropout masks of kernels/transformer_memory/
+// dropout_rng.hpp) in double precision with plain loops -- for validation on small shapes.
 #pragma once
 #include <map>
 #include <string>
