@@ -11,7 +11,8 @@
 #   Against a baseline build, interleaved on this GPU (the sharper test):
 #     scripts/nightly.sh --suite NAME --baseline-binary OLD/cudabench --results-dir DIR [--rounds N]
 #   runs `cudabench ab OLD NEW` (rounds alternate the builds, A B B A ...) into
-#   DIR/<suite>-YYYY-MM-DD-ab/ (A.json, B.json, compare.md, compare.json).
+#   DIR/<suite>-YYYY-MM-DD-ab/ (A.json, B.json, compare.md, compare.json; -ab-2/, -ab-3/ for a
+#   later run the same day).
 #
 # Other options: --threshold X  --alpha A  --label L  --filter GLOB  --reps N  --binary PATH (the
 # build under test; default $CUDABENCH or build/cudabench). Relative paths are the caller's.
@@ -89,6 +90,9 @@ set +e
 noise_args=()  # compare/report --history in baseline-file mode (one interleaved session needs none)
 if [[ -n "$baseline_bin" ]]; then
   out="$results_dir/$name-$day-ab"
+  # A second run the same day gets its own directory: ab refuses to start over an earlier session.
+  n=2
+  while [[ -e $out ]]; do out="$results_dir/$name-$day-ab-$n"; n=$((n + 1)); done
   table="$out/compare.md"
   labels=()
   [[ -n "$label" ]] && labels=(--labels "baseline,$label")

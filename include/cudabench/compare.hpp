@@ -23,6 +23,11 @@ enum class verdict { improved, regressed, unchanged, inconclusive, only_in_basel
 inline constexpr std::size_t verdict_count = 7;
 const char* to_string(verdict v);
 
+// The smallest --alpha compare, ab and report take: Holm divides it by the number of rows and the
+// interval and mde need t quantiles at 1 - alpha / (2 rows); below ~1e-15 those round to 1 in
+// double precision and the statistics stop meaning anything, so the bound sits well above that.
+inline constexpr double min_alpha = 1e-6;
+
 struct compare_options {
   double alpha = 0.05;   // family-wise significance level (Holm-adjusted p < alpha is significant)
   double prior_df = 10;  // most weight of a row's prior round noise in the between-round test

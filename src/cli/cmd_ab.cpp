@@ -88,7 +88,8 @@ int run_ab(const ab_args& a) {
   if (n > 26) throw input_error(fmt::format("ab compares at most 26 builds (got {})", n));
   check_run_args(a.run);
   if (a.run.rounds < 1) throw input_error("--rounds must be at least 1");
-  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.alpha >= min_alpha && a.alpha < 1))
+    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
@@ -128,6 +129,14 @@ int run_ab(const ab_args& a) {
                                                        {"hold_tuning", a.hold_tuning}});
   ab_resume_state resumed;
   if (a.resume) resumed = read_ab_resume_state(dir, manifest);
+  // A fresh ab over an earlier one would replace its merged sides and leave its later rounds'
+  // files behind, mixing two sessions in one directory: the measured rounds are kept instead.
+  std::error_code ec;
+  if (!a.resume && std::filesystem::exists(dir + "/ab.json", ec))
+    throw input_error(
+        fmt::format("-o {}: already holds an ab ({}/ab.json); --resume continues it, or name a new "
+                    "directory (or remove this one) to start over",
+                    terminal_text(dir), terminal_text(dir)));
   make_directories(dir + "/rounds");
   write_text(dir + "/ab.json", manifest.dump(1) + "\n");
   const std::string session = a.resume ? resumed.session : session_id();

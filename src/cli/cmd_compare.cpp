@@ -70,7 +70,8 @@ int run_compare(const compare_args& a) {
   if (a.files.size() < 2)
     throw input_error(
         fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
-  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.alpha >= min_alpha && a.alpha < 1))
+    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));

@@ -9,11 +9,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/history_noise.hpp"
@@ -106,6 +108,23 @@ int run_noise(const noise_args& a) {
             seen[{r.gpu, r.id, r.metric}] = true;
             lines.push_back(from_id(r.gpu, r.id, r.metric));
           }
+  }
+  if (lines.empty()) {
+    // An empty table would read as "no noise known"; say which selection matched nothing.
+    std::string selection;
+    if (!a.filter.empty()) selection += fmt::format(" --filter {}", a.filter);
+    if (!a.metrics.empty()) selection += fmt::format(" --metric {}", fmt::join(a.metrics, ","));
+    if (!a.files.empty()) throw input_error(fmt::format("no row of {} matches{}", a.files[0], selection));
+    std::set<std::string> gpus;
+    for (const noise_prior* p : {ev.committed, ev.history})
+      if (p)
+        for (const auto& r : p->rows()) gpus.insert(r.gpu);
+    if (!a.gpu.empty()) selection += fmt::format(" --gpu {}", a.gpu);
+    throw input_error(fmt::format("no row of the noise prior{} matches{}{}", history ? " or the history" : "",
+                                  selection,
+                                  !a.gpu.empty() && !gpus.count(a.gpu)
+                                      ? fmt::format(" (--gpu takes a full model name: {})", fmt::join(gpus, ", "))
+                                      : ""));
   }
   const bool csv = a.format == "csv";
   std::vector<std::vector<std::string>> grid{

@@ -6,15 +6,18 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "cli/history_noise.hpp"
 #include "cudabench/atomic_write.hpp"
+#include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/id_filter.hpp"
 #include "cudabench/report_html.hpp"
@@ -37,7 +40,8 @@ struct report_args {
 };
 
 int run_report(const report_args& a) {
-  if (!(a.alpha > 0 && a.alpha < 1)) throw input_error(fmt::format("--alpha {} must be between 0 and 1", a.alpha));
+  if (!(a.alpha >= min_alpha && a.alpha < 1))
+    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
   if (!(std::isfinite(a.threshold) && a.threshold >= 0))
     throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
   if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
@@ -58,6 +62,24 @@ int run_report(const report_args& a) {
   }
   if (!a.filter.empty())
     in.options.filter = [pattern = a.filter](const std::string& id) { return id_matches(id, pattern); };
+
+  // One file is drawn, not compared: a --filter or --metric that selects nothing is said here, as
+  // compare says it for several, instead of writing an empty page.
+  if (in.files.size() == 1 && (!a.filter.empty() || !a.metrics.empty())) {
+    std::set<std::string> have;
+    bool matched = false, any = false;
+    for (const auto& w : in.files[0].workloads) {
+      if (!a.filter.empty() && !id_matches(w.id, a.filter)) continue;
+      matched = true;
+      for (const auto& [name, m] : w.metrics) have.insert(name);
+      for (const auto& m : a.metrics) any = any || w.find_metric(m) != nullptr;
+    }
+    if (!matched) throw input_error(fmt::format("--filter {}: no workload of {} matches", a.filter, a.files[0]));
+    if (!a.metrics.empty() && !any)
+      throw input_error(fmt::format("no workload{} of {} has the requested metric(s) {} (it has: {})",
+                                    a.filter.empty() ? "" : " (after --filter)", a.files[0], fmt::join(a.metrics, ", "),
+                                    fmt::join(have, ", ")));
+  }
 
   // Rendered whole, then written atomically: a browser never shows half a report, and a failure
   // leaves neither a partial page nor a temporary file.

@@ -69,7 +69,8 @@ TEST(CliCompare, BadInputIsExitTwoWithTheFileNamed) {
            {"cu121.json cu124.json --filter 'nothing*'", "no workload in common"},
            {"cu121.json cu124.json --metric nonexistent", "no workload has the requested metric(s)"},
            {"cu121.json cu124.json --format xml", "--format: xml not in {table,markdown,csv,json}"},
-           {"cu121.json cu124.json --alpha 1.5", "--alpha 1.5 must be between 0 and 1"},
+           {"cu121.json cu124.json --alpha 1.5", "--alpha 1.5 must be between 1e-06 and 1"},
+           {"cu121.json cu124.json --alpha 1e-15", "--alpha 1e-15 must be between 1e-06 and 1"},
            {"cu121.json cu124.json --threshold -1", "--threshold -1 must be a non-negative percentage"},
            {"cu121.json cu124.json --threshold inf", "--threshold inf must be a non-negative percentage"},
            {"cu121.json cu124.json --threshold 1e400", "--threshold"},
@@ -111,4 +112,44 @@ TEST(CliCompare, MetricOption) {
   EXPECT_NE(r.out.find(",llm_decode llama-2-7b fp16 128→256 (tokens/s),decode_tokens_per_s,"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find(",time_ms,"), std::string::npos) << r.out;
+}
+
+TEST(CliCompare, AMetricNoWorkloadHasIsAnErrorEvenWhenFailedRowsRemain) {
+  // cu124's transformer_memory row is OOM: compared with itself, that row has no metric in any
+  // file, and used to fill the table so that a misspelt --metric exited 0.
+  const auto r = compare("cu124.json cu124.json --metric nosuch --fail-on-regression");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("no workload has the requested metric(s) nosuch (these files have: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("time_ms"), std::string::npos) << r.out;  // the list names what is there
+}
+
+TEST(CliCompare, AMetricInDifferentUnitsIsRefusedNamingBoth) {
+  // The same workload's time in seconds instead of milliseconds (samples divided by 1000) read
+  // as +99.9% improved before; now exit 2 naming the workload, the metric, both units and files.
+  std::string text = cudabench::test::read_text(cudabench::test::data_path("results/cu124.json"));
+  const std::string ms = "\"unit\": \"ms\"";
+  const auto at = text.find(ms);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, ms.size(), "\"unit\": \"s\"");
+  const std::string path = cudabench::test::temp_path("unit_s.json");
+  cudabench::test::write_text(path, text);
+  const auto r = compare("cu124.json '" + path + "'");
+  std::remove(path.c_str());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("workload matmul/dtype=fp16/m=4096/n=4096/k=4096: metric time_ms is in \"ms\" in cu124.json "
+                       "but in \"s\" in " +
+                       path + ": files measured in different units cannot be compared"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliCompare, TheIntervalIsLabelledWithItsLevel) {
+  // compare's interval is (1 - alpha): at --alpha 0.2 the table says 80%, the markdown too.
+  const auto table = compare("cu121.json cu124.json --alpha 0.2");
+  EXPECT_EQ(table.code, 0) << table.out;
+  EXPECT_NE(table.out.find("80% CI"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("95% CI"), std::string::npos) << table.out;
+  const auto md = compare("cu121.json cu124.json --alpha 0.2 --format markdown");
+  EXPECT_NE(md.out.find("[80% confidence interval]"), std::string::npos) << md.out;
 }

@@ -30,6 +30,24 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   EXPECT_NE(r.output.find("2 rows: committed 2."), std::string::npos) << r.output;
 }
 
+TEST(CliNoise, ASelectionThatMatchesNothingSaysSo) {
+  // An empty table would read as "no noise known": exit 2 naming the selection, and for --gpu the
+  // model names the prior knows (it takes "NVIDIA H200", not "H200").
+  auto r = run_cudabench("noise --gpu H200");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no row of the noise prior matches --gpu H200 (--gpu takes a full model name: "),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H200"), std::string::npos) << r.output;
+  r = run_cudabench("noise --filter 'zzz*' --metric time_ms");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no row of the noise prior matches --filter zzz* --metric time_ms"), std::string::npos)
+      << r.output;
+  r = run_cudabench("noise " + h200("aa-full/A.json") + " --metric nosuch");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("aa-full/A.json matches --metric nosuch"), std::string::npos) << r.output;
+}
+
 TEST(CliNoise, AFileShowsItsRowsAndSaysWhichFallBack) {
   // The H200 file's headline rows are measured; the same rows on a GPU model never measured fall
   // back to the kind's table, and the output says so (csv: one line per row plus the header).

@@ -1,5 +1,6 @@
 // `cudabench report` through the real binary: the page is written, options are compare's, and bad
 // input is exit 2 naming the file (nothing half-written is left behind).
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -75,4 +76,22 @@ TEST(CliReport, BadInputIsExitTwoNamingTheFile) {
   r = run_cudabench("report " + data_path("results/cu121.json") + " -o /nonexistent-dir/r.html");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/nonexistent-dir/r.html"), std::string::npos) << r.output;
+}
+
+TEST(CliReport, OneFileWithASelectionThatMatchesNothingIsAnError) {
+  // As compare says it for several files: no page of "0 workloads" written with exit 0.
+  const std::string out = temp_path("report_nothing.html");
+  const std::string file = data_path("results/cu121.json");
+  auto r = run_cudabench("report " + file + " --filter 'zzz*' -o " + out);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--filter zzz*: no workload of " + file + " matches"), std::string::npos) << r.output;
+  r = run_cudabench("report " + file + " --metric nosuch -o " + out);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no workload of " + file + " has the requested metric(s) nosuch (it has: "),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run_cudabench("report " + file + " --filter 'matmul/*' --metric tflops -o " + out + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::remove(out.c_str());
 }

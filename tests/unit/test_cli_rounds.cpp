@@ -173,6 +173,23 @@ TEST(CliAb, ABuildThatCannotRunIsNamedAndTheOthersAreKept) {
   EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 2);
 }
 
+// A fresh ab into the directory of an earlier one is refused: it would replace the merged sides
+// and leave the earlier session's later rounds behind. The earlier files stay as they were.
+TEST(CliAb, AFreshAbDoesNotStartOverAnEarlierOne) {
+  const std::string dir = fresh_dir("ab_again");
+  const std::string builds = "ab " + fake + " " + fake + " --suite quick --labels old,new -o " + dir + " --quiet";
+  auto r = run_cudabench(builds + " --rounds 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string before = test::read_text(dir + "/A.json");
+  r = run_cudabench(builds + " --rounds 1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("-o " + dir + ": already holds an ab (" + dir + "/ab.json); --resume continues it"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(test::read_text(dir + "/A.json"), before);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/rounds/A-2.json"));
+}
+
 // An ab cut short (a time limit, a lost machine) goes on where it stopped: the finished rounds are
 // kept, the next ones run in the schedule's order, and the session stays the same.
 TEST(CliAb, ResumeKeepsTheFinishedRoundsAndRunsTheRest) {

@@ -1,10 +1,13 @@
 // compare_results, part two: the rows, and what each file holds for them. See compare_parts.hpp.
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compare_parts.hpp"
 #include "cudabench/errors.hpp"
@@ -30,6 +33,26 @@ void check_samples(const compare_cell& c, const std::string& source, const std::
   for (std::size_t i = 0; i < c.samples.size(); ++i)
     if (const auto why = impossible_sample(c.samples[i], unit))
       throw input_error(fmt::format("{}: workload {}: metric {}: sample {}: {}", source, id, metric, i, *why));
+}
+
+// The metric names the (filtered) workloads of `files` carry, for the message of a --metric that
+// matches none: a few, sorted, "..." when there are more.
+std::vector<std::string> metrics_in(const std::vector<result_file>& files, const compare_options& opt) {
+  std::set<std::string> names;
+  for (const auto& f : files)
+    for (const auto& w : f.workloads)
+      if (!opt.filter || opt.filter(w.id))
+        for (const auto& m : w.metrics) names.insert(m.first);
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    if (out.size() == 8) {
+      out.push_back("...");
+      break;
+    }
+    out.push_back(n);
+  }
+  if (out.empty()) out.push_back("none");
+  return out;
 }
 
 // The GPU model whose noise applies: the baseline's (environment.device.name).
@@ -114,6 +137,7 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
       row.name = readable_name(id, row.kind, desc->params, mname, row.unit, units);
       row.base_has_workload = ws[0] != nullptr;
       for (std::size_t i = 1; i < nf; ++i) row.cand_has_workload.push_back(ws[i] != nullptr);
+      std::size_t unit_file = nf;  // the first file with this metric: the unit the others must share
       for (std::size_t i = 0; i < nf; ++i) {
         compare_cell c;
         const workload_result* w = ws[i];
@@ -129,6 +153,14 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
           if (w->state != status::ok) {
             c.present = true;
           } else if (const metric* m = w->find_metric(mname)) {
+            // A ratio of medians in different units is no change at all (ms against s reads as
+            // +99.9% improved): refused, naming both files and units.
+            if (unit_file == nf) unit_file = i;
+            else if (m->unit != ws[unit_file]->find_metric(mname)->unit)
+              throw input_error(fmt::format(
+                  "workload {}: metric {} is in \"{}\" in {} but in \"{}\" in {}: "
+                  "files measured in different units cannot be compared",
+                  id, mname, ws[unit_file]->find_metric(mname)->unit, sources[unit_file], m->unit, sources[i]));
             c.present = true;
             c.samples = m->samples;
             check_samples(c, sources[i], id, mname, m->unit);
@@ -147,6 +179,12 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
       out.rows.push_back(std::move(row));
     }
   }
+  // --metric that no workload has: said even when failed workloads (which carry no metrics) would
+  // otherwise fill the table with rows and hide the typo.
+  if (!opt.metrics.empty() &&
+      std::none_of(out.rows.begin(), out.rows.end(), [](const compare_row& r) { return !r.metric.empty(); }))
+    throw input_error(fmt::format("no workload has the requested metric(s) {} (these files have: {})",
+                                  fmt::join(opt.metrics, ", "), fmt::join(metrics_in(files, opt), ", ")));
   return out;
 }
 

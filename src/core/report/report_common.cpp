@@ -30,11 +30,25 @@ std::string change_text(const compare_change& ch) {
   }
 }
 
+namespace {
+// Beyond this a percentage says only "no idea" (a launch-bound row in single-round files, say):
+// printed as a bound, not as 60 digits. Real changes of 78x (+7700%) still print as numbers.
+constexpr double kPctShown = 10000;
+
+std::string ci_bound(double pct) {
+  if (pct <= -kPctShown) return fmt::format("<-{:g}", kPctShown);
+  if (pct >= kPctShown) return fmt::format(">+{:g}", kPctShown);
+  return fmt::format("{:+.1f}", pct + 0.0);
+}
+}  // namespace
+
 std::string format_ci(const compare_change& ch) {
   if (!ch.ci_low_pct || !ch.ci_high_pct || !std::isfinite(*ch.ci_low_pct) || !std::isfinite(*ch.ci_high_pct)) return "";
   if (*ch.ci_low_pct == *ch.ci_high_pct) return "";  // deterministic metric: no interval to show
-  return fmt::format("[{:+.1f}, {:+.1f}]", *ch.ci_low_pct + 0.0, *ch.ci_high_pct + 0.0);
+  return "[" + ci_bound(*ch.ci_low_pct) + ", " + ci_bound(*ch.ci_high_pct) + "]";
 }
+
+std::string ci_label(const comparison& c) { return fmt::format("{:g}% CI", 100 * (1 - c.alpha)); }
 
 std::string format_p(std::optional<double> p) {
   if (!p || !std::isfinite(*p)) return "-";
@@ -74,6 +88,7 @@ std::string summary_line(const comparison& c, std::size_t candidate) {
 
 std::string format_mde(std::optional<double> pct) {
   if (!pct || !std::isfinite(*pct)) return "-";
+  if (*pct >= kPctShown) return fmt::format(">{:g}%", kPctShown);
   return *pct >= 100  ? fmt::format("{:.0f}%", *pct)
          : *pct >= 10 ? fmt::format("{:.1f}%", *pct)
                       : fmt::format("{:.2g}%", *pct);
