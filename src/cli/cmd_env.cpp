@@ -31,6 +31,12 @@ void add_env(CLI::App& app, int& exit_code) {
   auto device = std::make_shared<int>(0);
   auto json = std::make_shared<bool>(false);
   CLI::App* env = app.add_subcommand("env", "Print driver, toolkit, libraries, GPU and clocks");
+  env->footer(
+      "Examples:\n"
+      "  cudabench env                 what a result file's \"environment\" would record, on this machine\n"
+      "  cudabench env --json          the same as JSON\n"
+      "  cudabench env --count         how many CUDA devices this process sees\n\n"
+      "Exit codes: 0 ok, 3 no usable GPU or driver.");
   env->add_option("--device", *device, "CUDA device index")->capture_default_str();
   env->add_flag("--json", *json, "Print JSON ({\"build\": ..., \"environment\": ...})");
   auto count = std::make_shared<bool>(false);

@@ -47,6 +47,8 @@ int run_collect(const collect_args& a) {
 
 void add_fleet(CLI::App& app, int& exit_code) {
   auto* fleet = app.add_subcommand("fleet", "Fleet results: many GPUs, many hosts (see docs/fleet.md)");
+  fleet->footer(
+      "Examples:\n  cudabench fleet collect /nfs/cudabench/fleet-123 -o fleet.json   (cudabench fleet collect --help)");
   fleet->require_subcommand(1);
   auto a = std::make_shared<collect_args>();
   auto* collect = fleet->add_subcommand(

@@ -63,6 +63,8 @@ int strict_exit(const result_file& r) {
 struct plan_checks {
   std::vector<std::string> removed;  // ids --filter dropped, in suite order
   std::string output;                // the result file a run would write; "" with --no-output
+  bool output_exists = false;        // a file is there already: the run replaces it (said, not refused)
+  std::string output_dir;            // --devices: the directory the run would make (files per GPU)
   std::optional<std::string> output_problem;
 };
 
@@ -78,6 +80,8 @@ int print_plan(const suite& s, const runner_options& o, const run_args& a, summa
     if (!a.filter.empty()) j["filter"] = {{"pattern", a.filter}, {"kept", s.workloads.size()}, {"removed", c.removed}};
     j["output"] = {{"path", c.output.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(c.output)},
                    {"writable", c.output.empty() || !c.output_problem}};
+    if (!c.output.empty()) j["output"]["exists"] = c.output_exists;
+    if (!c.output_dir.empty()) j["output"] = {{"directory", c.output_dir}, {"writable", true}};
     if (c.output_problem) j["output"]["problem"] = *c.output_problem;
     j["workloads"] = to_json(s.workloads);
     fmt::print("{}\n", json_text_safe(j.dump(2)));
@@ -97,10 +101,15 @@ int print_plan(const suite& s, const runner_options& o, const run_args& a, summa
       fmt::print("filter \"{}\" keeps {} of {} workloads{}\n", terminal_text(a.filter), s.workloads.size(),
                  s.workloads.size() + c.removed.size(), c.removed.empty() ? "" : "; removed: " + list);
     }
-    if (c.output.empty()) fmt::print("result file: none (--no-output)\n");
+    if (!c.output_dir.empty())
+      fmt::print("result directory: {}/ (one result file per GPU and the fleet summary, made by the run)\n",
+                 terminal_text(c.output_dir));
+    else if (c.output.empty()) fmt::print("result file: none (--no-output)\n");
     else
       fmt::print("result file: {} ({})\n", terminal_text(c.output),
-                 c.output_problem ? "cannot be written: " + *c.output_problem : "writable");
+                 c.output_problem  ? "cannot be written: " + *c.output_problem
+                 : c.output_exists ? "writable; the run replaces the file there"
+                                   : "writable");
     for (std::size_t i = 0; i < s.workloads.size(); ++i)
       fmt::print("  [{}] {}\n", i + 1, terminal_text(s.workloads[i].id));
   }
@@ -186,7 +195,11 @@ int execute(const run_args& a) {
   const std::string output = a.no_output ? "" : a.output.empty() ? default_run_output(s.name) : a.output;
   if (a.dry_run) {
     checks.output = a.devices.empty() ? output : "";  // --devices: -o is a directory, made by the run
+    if (!a.devices.empty() && !a.no_output)
+      checks.output_dir = a.output.empty() ? "devices-" + s.name + "-<UTC time>" : a.output;
     if (!checks.output.empty()) checks.output_problem = output_problem(checks.output, inputs);
+    std::error_code ec;
+    checks.output_exists = !checks.output.empty() && std::filesystem::exists(checks.output, ec);
     return print_plan(s, o, a, out_format, checks);
   }
   if (a.devices.empty() && !output.empty()) check_output_path(output, inputs);

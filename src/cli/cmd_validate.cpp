@@ -22,6 +22,12 @@ void add_validate(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("validate", "Check suite files strictly (no GPU needed); exit 2 if any is invalid");
   sub->add_option("files", *files, "Suite files (or names of shipped suites)")->required();
   add_max_workloads_option(*sub, *max_workloads);
+  // Its own footer: CLI11 hands a subcommand the top-level footer (every subcommand's examples) otherwise.
+  sub->footer(
+      "Examples:\n"
+      "  cudabench validate my-suite.json        every problem named with its JSON path\n"
+      "  cudabench validate configs/*.json       several files: each checked, the invalid ones counted\n\n"
+      "Exit codes: 0 every file valid, 2 a file is invalid or unreadable.");
   sub->callback([files, max_workloads, &exit_code] {
     std::size_t failed = 0;
     for (const auto& f : *files) {

@@ -108,6 +108,11 @@ TEST(CliDevices, BadDeviceOptionsExitTwo) {
   const auto r = run_cudabench("--suite quick --devices 0,2 --dry-run");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "on GPUs 0, 2 at once, one process each")) << r.output;
+  // -o names the directory the run makes, and the plan says so (it said "none (--no-output)").
+  const auto o = run_cudabench("--suite quick --devices 0,2 --dry-run -o node01");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_TRUE(contains(o.output, "result directory: node01/ (one result file per GPU and the fleet summary"))
+      << o.output;
 }
 
 TEST(CliFleet, CollectMergesHostsAndComparesFleets) {

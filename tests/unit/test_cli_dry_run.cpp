@@ -1,11 +1,13 @@
 // run --dry-run as a preflight: it says which workloads --filter removed and whether the result
 // file could be written (exit 2 when not, as the run itself would at its first save).
+#include <cstdio>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "test_support.hpp"
 
 TEST(CliDryRun, SaysWhatTheFilterRemoved) {
   const auto r = run_cudabench("--suite quick --dry-run --filter 'matmul/dtype=bf16/*' --no-output");
@@ -46,4 +48,16 @@ TEST(CliDryRun, UnwritableOutputIsExitTwo) {
   const auto ok = run_cudabench("--suite quick --dry-run -o /tmp/cudabench-dry-run-ok.json");
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("result file: /tmp/cudabench-dry-run-ok.json (writable)"), std::string::npos) << ok.output;
+}
+
+TEST(CliDryRun, SaysWhenTheRunWouldReplaceAFile) {
+  const std::string path = cudabench::test::temp_path("dry_run_existing.json");
+  cudabench::test::write_text(path, "{}");
+  const auto r = run_cudabench("--suite quick --dry-run -o " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("result file: " + path + " (writable; the run replaces the file there)"), std::string::npos)
+      << r.output;
+  const auto j = nlohmann::json::parse(run_cudabench("--suite quick --dry-run --format json -o " + path).output);
+  EXPECT_EQ(j["output"]["exists"], true);
+  std::remove(path.c_str());
 }

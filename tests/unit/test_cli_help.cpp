@@ -67,7 +67,11 @@ TEST(CliHelp, EverySubcommandsHelpIsItsOwn) {
     EXPECT_EQ(r.output.rfind(s.first_line, 0), 0u) << s.name << "\n" << r.output;
     EXPECT_NE(r.output.find("Usage: cudabench " + s.name + " [OPTIONS]"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("Subcommands:"), std::string::npos) << s.name << "\n" << r.output;
+    // Not the top-level footer, which CLI11 hands a subcommand that sets none of its own.
+    EXPECT_EQ(r.output.find("run the smoke suite (run is the default)"), std::string::npos) << s.name << "\n"
+                                                                                            << r.output;
   }
+  EXPECT_EQ(run_cudabench("fleet --help").output.find("run the smoke suite (run is the default)"), std::string::npos);
   // The default subcommand's help through its options alone.
   EXPECT_EQ(run_cudabench("--suite quick --help").output.rfind("Run a suite and write a result file", 0), 0u);
   EXPECT_NE(run_cudabench("run --help").output.find("130 interrupted by Ctrl-C"), std::string::npos);
