@@ -31,7 +31,9 @@ void add_run_options(CLI::App& cmd, run_args& a) {
   cmd.add_option("--devices", a.devices,
                  "Run on several GPUs at once, one process each: all, or indices such as 0,2,5 or 0-3 "
                  "(one result per GPU plus a fleet summary with outlier GPUs; docs/fleet.md)")
-      ->excludes(device);
+      ->excludes(device)
+      // An empty value (--devices "$GPUS" with GPUS unset) would otherwise run on one GPU unnoticed.
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty list of GPUs") : ""; }, ""));
   cmd.add_option("--host", a.host,
                  "With --devices: this host's name in file names and the fleet table (default: the host name)");
   cmd.add_option("--mem-limit", a.mem_limit,

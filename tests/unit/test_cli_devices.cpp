@@ -100,8 +100,8 @@ TEST(CliDevices, AGpuThatFailsIsNamedAndTheOthersAreKept) {
 }
 
 TEST(CliDevices, BadDeviceOptionsExitTwo) {
-  for (const std::string args : {"--devices 1,1", "--devices x", "--devices 3-1", "--devices 0 --device 1", "--host h",
-                                 "--devices 0 -o out.json"}) {
+  for (const std::string args : {"--devices 1,1", "--devices x", "--devices 3-1", "--devices ''",
+                                 "--devices 0 --device 1", "--host h", "--devices 0 -o out.json"}) {
     const auto r = run_cudabench("--suite quick " + args, with_fake("FAKE_DEVICE_COUNT=2"));
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
   }
