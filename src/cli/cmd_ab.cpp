@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -26,6 +25,7 @@
 #include "cli/run_args.hpp"
 #include "cli/subprocess.hpp"
 #include "cli/suite_loading.hpp"
+#include "cli/verdict_args.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
@@ -88,11 +88,7 @@ int run_ab(const ab_args& a) {
   if (n > 26) throw input_error(fmt::format("ab compares at most 26 builds (got {})", n));
   check_run_args(a.run);
   if (a.run.rounds < 1) throw input_error("--rounds must be at least 1");
-  if (!(a.alpha >= min_alpha && a.alpha < 1))
-    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
-  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
-    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
-  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
+  check_verdict_args(a.alpha, a.threshold, a.power);
   std::vector<std::string> labels(n);
   if (!a.labels.empty()) {
     labels = split_labels(a.labels);

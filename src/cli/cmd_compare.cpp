@@ -3,7 +3,6 @@
 // bad input throws input_error (exit 2, reported in main()).
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -21,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/compare_inputs.hpp"
 #include "cli/history_noise.hpp"
+#include "cli/verdict_args.hpp"
 #include "cudabench/atomic_write.hpp"
 #include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
@@ -70,11 +70,7 @@ int run_compare(const compare_args& a) {
   if (a.files.size() < 2)
     throw input_error(
         fmt::format("compare needs at least two result files, the baseline first (got {})", a.files.size()));
-  if (!(a.alpha >= min_alpha && a.alpha < 1))
-    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
-  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
-    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
-  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
+  check_verdict_args(a.alpha, a.threshold, a.power);
 
   // -o over an input would destroy the baseline it is about to be compared with, whatever path
   // names it (./a.json, a symlink, a hard link): refused before anything is read (atomic_write.hpp).

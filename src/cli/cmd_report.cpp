@@ -2,7 +2,6 @@
 // (core/report/report_html). With two or more files the first is the baseline and the comparison
 // uses the same options, and so gives the same verdicts, as `compare`. Exit 0, or 2 on bad input
 // (thrown as input_error, reported in main()).
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -16,8 +15,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/history_noise.hpp"
+#include "cli/verdict_args.hpp"
 #include "cudabench/atomic_write.hpp"
-#include "cudabench/compare.hpp"
 #include "cudabench/errors.hpp"
 #include "cudabench/id_filter.hpp"
 #include "cudabench/report_html.hpp"
@@ -40,11 +39,7 @@ struct report_args {
 };
 
 int run_report(const report_args& a) {
-  if (!(a.alpha >= min_alpha && a.alpha < 1))
-    throw input_error(fmt::format("--alpha {} must be between {:g} and 1", a.alpha, min_alpha));
-  if (!(std::isfinite(a.threshold) && a.threshold >= 0))
-    throw input_error(fmt::format("--threshold {} must be a non-negative percentage", a.threshold));
-  if (!(a.power > 0 && a.power < 1)) throw input_error(fmt::format("--power {} must be between 0 and 1", a.power));
+  check_verdict_args(a.alpha, a.threshold, a.power);
   // Before anything is read: never onto an input (report q.json -o q.json), never a directory.
   check_output_path(a.output, a.files);
   html_report_input in;
