@@ -115,16 +115,17 @@ int run_noise(const noise_args& a) {
     if (!a.filter.empty()) selection += fmt::format(" --filter {}", a.filter);
     if (!a.metrics.empty()) selection += fmt::format(" --metric {}", fmt::join(a.metrics, ","));
     if (!a.files.empty()) throw input_error(fmt::format("no row of {} matches{}", a.files[0], selection));
-    std::set<std::string> gpus;
-    for (const noise_prior* p : {ev.committed, ev.history})
-      if (p)
-        for (const auto& r : p->rows()) gpus.insert(r.gpu);
-    if (!a.gpu.empty()) selection += fmt::format(" --gpu {}", a.gpu);
-    throw input_error(fmt::format("no row of the noise prior{} matches{}{}", history ? " or the history" : "",
-                                  selection,
-                                  !a.gpu.empty() && !gpus.count(a.gpu)
-                                      ? fmt::format(" (--gpu takes a full model name: {})", fmt::join(gpus, ", "))
-                                      : ""));
+    std::string hint;
+    if (!a.gpu.empty()) {
+      selection += fmt::format(" --gpu {}", a.gpu);
+      std::set<std::string> gpus;
+      for (const noise_prior* p : {ev.committed, ev.history})
+        if (p)
+          for (const auto& r : p->rows()) gpus.insert(r.gpu);
+      if (!gpus.count(a.gpu)) hint = fmt::format(" (--gpu takes a full model name: {})", fmt::join(gpus, ", "));
+    }
+    throw input_error(
+        fmt::format("no row of the noise prior{} matches{}{}", history ? " or the history" : "", selection, hint));
   }
   const bool csv = a.format == "csv";
   std::vector<std::vector<std::string>> grid{

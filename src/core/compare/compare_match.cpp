@@ -137,7 +137,8 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
       row.name = readable_name(id, row.kind, desc->params, mname, row.unit, units);
       row.base_has_workload = ws[0] != nullptr;
       for (std::size_t i = 1; i < nf; ++i) row.cand_has_workload.push_back(ws[i] != nullptr);
-      std::size_t unit_file = nf;  // the first file with this metric: the unit the others must share
+      const metric* unit_of = nullptr;  // the first file's metric: the unit the others must share
+      std::size_t unit_file = 0;
       for (std::size_t i = 0; i < nf; ++i) {
         compare_cell c;
         const workload_result* w = ws[i];
@@ -155,12 +156,15 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
           } else if (const metric* m = w->find_metric(mname)) {
             // A ratio of medians in different units is no change at all (ms against s reads as
             // +99.9% improved): refused, naming both files and units.
-            if (unit_file == nf) unit_file = i;
-            else if (m->unit != ws[unit_file]->find_metric(mname)->unit)
-              throw input_error(fmt::format(
-                  "workload {}: metric {} is in \"{}\" in {} but in \"{}\" in {}: "
-                  "files measured in different units cannot be compared",
-                  id, mname, ws[unit_file]->find_metric(mname)->unit, sources[unit_file], m->unit, sources[i]));
+            if (!unit_of) {
+              unit_of = m;
+              unit_file = i;
+            } else if (m->unit != unit_of->unit) {
+              throw input_error(
+                  fmt::format("workload {}: metric {} is in \"{}\" in {} but in \"{}\" in {}: "
+                              "files measured in different units cannot be compared",
+                              id, mname, unit_of->unit, sources[unit_file], m->unit, sources[i]));
+            }
             c.present = true;
             c.samples = m->samples;
             check_samples(c, sources[i], id, mname, m->unit);
