@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "cudabench/gpu/cuda_check.hpp"
+#include "experiments/step_timing.cuh"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/llm_decode/argmax.cuh"
 #include "kernels/llm_decode/attention_decode.cuh"
@@ -205,25 +206,7 @@ int main(int argc, char** argv) {
   }
 
   // d2d copy bandwidth (read + write), as the suite's memory_bandwidth row measures it: the floor.
-  const std::size_t copy_bytes = std::size_t{1} << 30;
-  void* src = alloc<char>(copy_bytes);
-  void* dst = alloc<char>(copy_bytes);
-  cudaEvent_t e0, e1;
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&e0));
-  CUDABENCH_CHECK_CUDA(cudaEventCreate(&e1));
-  const auto time_ms = [&](auto&& body, int n) {
-    body();
-    CUDABENCH_CHECK_CUDA(cudaEventRecord(e0, s));
-    for (int i = 0; i < n; ++i) body();
-    CUDABENCH_CHECK_CUDA(cudaEventRecord(e1, s));
-    CUDABENCH_CHECK_CUDA(cudaEventSynchronize(e1));
-    float ms = 0;
-    CUDABENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-    return ms / n;
-  };
-  const float copy_ms =
-      time_ms([&] { CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, s)); }, 20);
-  const double copy_gbps = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
+  const double copy_gbps = experiments::d2d_copy_gbps(s);
   const double floor_ms = m.bytes_per_step / (copy_gbps * 1e9) * 1e3;
   std::printf(
       "%s, %d SMs: d2d copy %.0f GB/s; %.3f GB of weights per step, floor %.3f ms; o_proj variant %s, "
@@ -235,8 +218,8 @@ int main(int argc, char** argv) {
   for (int r = 0; r < rounds; ++r)
     for (std::size_t i = 0; i < modes.size(); ++i) {
       CUDABENCH_CHECK_CUDA(cudaMemcpyAsync(m.pos, &start_pos, sizeof(int), cudaMemcpyHostToDevice, s));
-      // The replay before the timed ones (time_ms's first call) advances the position once more.
-      t[i].push_back(time_ms([&] { CUDABENCH_CHECK_CUDA(cudaGraphLaunch(graphs[i], s)); }, kSteps));
+      // The replay before the timed ones (per_call_ms's first call) advances the position once more.
+      t[i].push_back(experiments::per_call_ms(s, kSteps, [&] { CUDABENCH_CHECK_CUDA(cudaGraphLaunch(graphs[i], s)); }));
     }
   float step_ms = 0;
   for (std::size_t i = 0; i < modes.size(); ++i) {

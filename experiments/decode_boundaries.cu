@@ -25,6 +25,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "experiments/step_timing.cuh"
+
 namespace cg = cooperative_groups;
 
 #define CHECK(call)                                                                               \
@@ -261,34 +263,16 @@ int main(int argc, char** argv) {
   }
 
   // d2d copy bandwidth, read + write, as cudabench's memory_bandwidth measures it.
-  void *src, *dst;
-  const size_t copy_bytes = size_t{1} << 30;
-  CHECK(cudaMalloc(&src, copy_bytes));
-  CHECK(cudaMalloc(&dst, copy_bytes));
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  const auto time_ms = [&](auto&& body, int n) {
-    body();
-    CHECK(cudaEventRecord(e0, s));
-    for (int i = 0; i < n; ++i) body();
-    CHECK(cudaEventRecord(e1, s));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    return ms / n;
-  };
-  const float copy_ms = time_ms([&] { CHECK(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, s)); }, 20);
-  const double copy_gbps = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
+  const double copy_gbps = experiments::d2d_copy_gbps(s);
   const double floor_ms = total * 2.0 / (copy_gbps * 1e9) * 1e3;
   std::printf("d2d copy: %.0f GB/s; floor for the step's weights: %.3f ms\n", copy_gbps, floor_ms);
 
   // Interleaved rounds; the median of each way.
   std::vector<std::vector<float>> times(1 + occupancy);
   for (int r = 0; r < rounds; ++r) {
-    times[0].push_back(time_ms([&] { CHECK(cudaGraphLaunch(ge, s)); }, steps));
+    times[0].push_back(experiments::per_call_ms(s, steps, [&] { CHECK(cudaGraphLaunch(ge, s)); }));
     for (int per_sm = 1; per_sm <= occupancy; ++per_sm)
-      times[per_sm].push_back(time_ms([&] { run_persistent(per_sm); }, steps));
+      times[per_sm].push_back(experiments::per_call_ms(s, steps, [&] { run_persistent(per_sm); }));
   }
   for (int i = 0; i <= occupancy; ++i) {
     std::vector<float>& t = times[i];
