@@ -48,7 +48,7 @@ std::string format_ci(const compare_change& ch) {
   return "[" + ci_bound(*ch.ci_low_pct) + ", " + ci_bound(*ch.ci_high_pct) + "]";
 }
 
-std::string ci_label(const comparison& c) { return fmt::format("{:g}% CI", 100 * (1 - c.alpha)); }
+std::string ci_level(const comparison& c) { return fmt::format("{:g}%", 100 * (1 - c.alpha)); }
 
 std::string format_p(std::optional<double> p) {
   if (!p || !std::isfinite(*p)) return "-";

@@ -17,8 +17,8 @@ std::string change_text(const compare_change& ch);
 std::string format_p(std::optional<double> p);  // "0.0079", "<0.0001", "-"
 // The confidence interval of the change: "[+2.1, +7.5]" (percent), "" when there is none.
 std::string format_ci(const compare_change& ch);
-// "95% CI" at alpha 0.05: the interval compare computes is (1 - alpha).
-std::string ci_label(const comparison& c);
+// "95%" at alpha 0.05: the level of the interval compare computes, (1 - alpha).
+std::string ci_level(const comparison& c);
 std::string verdict_text(verdict v);  // "improved", "only in baseline", ...
 // A file's cell: the median ("0.2100", "*" appended when throttled), the status in capitals when
 // the workload failed ("OOM"), "-" when absent.

@@ -102,8 +102,8 @@ void markdown_reporter::report(const comparison& given, std::ostream& out) const
   if (c.single_round_warning) out << "Note: " << escape(*c.single_round_warning) << "\n\n";
   for (std::size_t k = 0; k < nc; ++k) out << summary_line(c, k) << "  \n";
   for (std::size_t k = 0; k < nc; ++k) out << escape(mde_line(c, k)) << "  \n";
-  out << "<sub>" << settings_text(c) << "; change: positive = better, [" << fmt::format("{:g}", 100 * (1 - c.alpha))
-      << "% confidence interval], (mde: minimum detectable change); "
+  out << "<sub>" << settings_text(c) << "; change: positive = better, [" << ci_level(c)
+      << " confidence interval], (mde: minimum detectable change); "
       << (c.has_cycles_or_energy() ? std::string(cycles_energy_legend) + "; " : "") << escape(c.noise_summary)
       << "</sub>\n";
 }

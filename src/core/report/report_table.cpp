@@ -84,7 +84,7 @@ void table_reporter::report(const comparison& given, std::ostream& out) const {
   for (std::size_t k = 0; k < nc; ++k) {
     const std::string suffix = nc > 1 ? " " + c.labels[k + 1] : "";
     header.push_back("change" + suffix);
-    header.push_back(ci_label(c) + suffix);
+    header.push_back(ci_level(c) + " CI" + suffix);
     header.push_back("p(adj)" + suffix);
     header.push_back("mde" + suffix);
     header.push_back("verdict" + suffix);
