@@ -144,6 +144,13 @@ std::vector<row> rows() {
                  is_dir, ""});
   out.push_back({"fleetCollect_outputIsDirectory", "fleet collect '" + f.in_dir + "' -o '" + f.in_dir + "'", f.in_dir,
                  is_dir, ""});
+  // /proc passes the checks made before writing (it exists; root may write there) but no file can be
+  // created in it: the message names the output and its directory, not the temporary file.
+  out.push_back({"compare_outputInDirectoryWithoutFiles",
+                 "compare '" + f.good + "' '" + f.good2 + "' -o /proc/cudabench-io-table.md",
+                 "/proc/cudabench-io-table.md",
+                 {"cannot be written", "/proc"},
+                 ""});
   out.push_back({"runDryRun_outputIsSuite",
                  "--suite '" + std::string(CUDABENCH_CONFIG_DIR) + "/quick.json' --dry-run -o '" +
                      std::string(CUDABENCH_CONFIG_DIR) + "/quick.json'",
@@ -231,6 +238,7 @@ TEST_P(CliIo, RefusedWithExitTwoNamingTheFileAndNothingChanged) {
   for (const auto& w : r.words)
     EXPECT_NE(out.output.find(w), std::string::npos) << "the message says: " << w << "\n" << out.output;
   EXPECT_EQ(out.output.find("json.exception"), std::string::npos) << out.output;
+  EXPECT_EQ(out.output.find(".tmp-"), std::string::npos) << "the message names a temporary file\n" << out.output;
   EXPECT_EQ(snapshot(), before) << "an input file changed";
   EXPECT_EQ(listing(files().dir), files_before) << "a file (output, temporary file, database) was left behind";
   if (!r.created.empty()) EXPECT_FALSE(fs::exists(r.created)) << r.created;

@@ -78,7 +78,10 @@ void write_file_atomically(const std::string& given, const std::string& text, co
   const std::string tmp = temp_name(path);
   // 0666 less the umask, as a plain create would give: result files are shared (fleets on NFS).
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw input_error(fmt::format("{}: cannot create {}: {}", path, tmp, std::strerror(errno)));
+  // The temporary file is an implementation detail: the message names the output and its directory.
+  if (fd < 0)
+    throw input_error(fmt::format("{}: cannot be written: cannot create a file in {}: {}", path, directory_of(path),
+                                  std::strerror(errno)));
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
