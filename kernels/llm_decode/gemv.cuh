@@ -37,7 +37,9 @@
 //      holding more registers; the window it fills is the previous kernel's tail (the attention's
 //      before o_proj: 0.22 ms per step on an H100 in which the bus mostly idles). Not tuned:
 //      the tuner times each site after itself, where that window does not exist, so it is
-//      chosen only by CUDABENCH_LLM_GEMV (o:6) or --tuning-from, and measured in the real step
+//      chosen only by CUDABENCH_LLM_GEMV (o:6) or --tuning-from, and measured in the real step.
+//      There it lost: Llama-2-7B decode 268.6 -> 262.4 tok/s (-2.3%) with o_proj forced to it on
+//      an H200 (2026-12-06, docs/llm-performance.md), so no site uses it unless forced
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -72,7 +72,8 @@ std::array<bool, kGemvSites> parse_site_forcing(const char* env, gemv_tuning& ou
 // so the choice only moves time. Llama-2-7B: 6 variants x 5 rounds x ~13 GB / 4 TB/s ~ 100 ms.
 // Each site is timed after itself, not after its real predecessor: variant 6's prefetch, which
 // fills the window of a slow predecessor (the attention before o_proj), cannot show here, so it
-// is not a candidate (kGemvTunedVariants); forcing it is how it is measured.
+// is not a candidate (kGemvTunedVariants); forcing it is how it is measured (on the H200 it made
+// decode 2.3% slower at o_proj, so nothing picks it by default).
 // CUDABENCH_LLM_GEMV=<variant> skips the timing and uses that variant everywhere;
 // CUDABENCH_LLM_GEMV=SITE:V[,SITE:V] forces only the sites named (qkv, o, gate_up, down, lm_head).
 gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_layers, cudaStream_t s,
