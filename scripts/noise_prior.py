@@ -76,6 +76,15 @@ SESSIONS = [
     ("2026-12-04 20:18 verdicts/aa-full-3rounds-32cc479 (A/A)",
      ["results/h200/verdicts/aa-full-3rounds-32cc479/A.json", "results/h200/verdicts/aa-full-3rounds-32cc479/B.json"],
      (), ["llm_decode/model=llama-2-7b/"]),
+    # The RMSNorm prologue staged before the PDL wait (97eeb6a, issue 21): Llama-2-7B decode +3.6%,
+    # a new level. Three fresh processes of 5b8a28f (variant 6's side of that ab is left out).
+    ("2026-12-06 llm-i21/2026-12-06 (plain side + two processes per row, 5b8a28f)",
+     ["results/h200/llm-i21/2026-12-06/llmab/A.json",
+      "results/h200/llm-i21/2026-12-06/processes/llama-128-2.json",
+      "results/h200/llm-i21/2026-12-06/processes/llama-128-3.json",
+      "results/h200/llm-i21/2026-12-06/processes/llama-2048-2.json",
+      "results/h200/llm-i21/2026-12-06/processes/llama-2048-3.json"],
+     (), ["llm_decode/model=llama-2-7b/"]),
 ]
 
 

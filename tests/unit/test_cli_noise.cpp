@@ -21,10 +21,10 @@ std::string h200(const std::string& name) { return std::string(CUDABENCH_CONFIG_
 TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   const auto r = run_cudabench("noise --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Llama-2-7B decode 128->256: 7 sessions in 4 levels (df 3), sessions 0.715% apart, rounds 0.033%.
+  // Llama-2-7B decode 128->256: 8 sessions in 5 levels (df 3), sessions 0.715% apart, rounds 0.044%.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H200  committed         7   3           0.715          0.033  committed"),
+  EXPECT_NE(r.output.find("NVIDIA H200  committed         8   3           0.715          0.044  committed"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("2 rows: committed 2."), std::string::npos) << r.output;

@@ -50,17 +50,17 @@ history_point point(std::int64_t run_id, const std::string& id, const std::strin
 }  // namespace
 
 TEST(NoisePrior, TheCommittedPriorIsTheMeasuredOne) {
-  // configs/noise_prior.json as scripts/noise_prior.py generates it from results/h200 (7 sessions of
-  // Llama-2-7B decode in 4 levels, issue 21 having changed its code three times: rounds agree to
-  // 0.033%, sessions of one level to 0.72%, with df 7 - 4 = 3).
+  // configs/noise_prior.json as scripts/noise_prior.py generates it from results/h200 (8 sessions of
+  // Llama-2-7B decode in 5 levels, issue 21 having changed its code four times: rounds agree to
+  // 0.044%, sessions of one level to 0.72%, with df 8 - 5 = 3).
   const measured_noise* m = noise_prior::committed().find("NVIDIA H200", llama, "decode_tokens_per_s");
   ASSERT_NE(m, nullptr);
-  EXPECT_EQ(m->sessions, 7);
-  EXPECT_EQ(m->levels, 4);
-  EXPECT_EQ(m->rounds, 33);
-  EXPECT_EQ(m->round_df, 26);
+  EXPECT_EQ(m->sessions, 8);
+  EXPECT_EQ(m->levels, 5);
+  EXPECT_EQ(m->rounds, 36);
+  EXPECT_EQ(m->round_df, 28);
   EXPECT_EQ(m->session_df, 3);
-  EXPECT_DOUBLE_EQ(*m->round_sd, 0.0003345);
+  EXPECT_DOUBLE_EQ(*m->round_sd, 0.0004448);
   EXPECT_DOUBLE_EQ(*m->session_sd, 0.007153);
   EXPECT_EQ(noise_prior::committed().find("NVIDIA A100", llama, "decode_tokens_per_s"), nullptr);
   EXPECT_EQ(noise_prior::committed().find("NVIDIA H200", llama, "no_such_metric"), nullptr);
@@ -129,8 +129,8 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   EXPECT_EQ(n.round_source, "committed");
   EXPECT_DOUBLE_EQ(n.session_sd, 0.007153);
   EXPECT_DOUBLE_EQ(n.session_df, 3);
-  EXPECT_DOUBLE_EQ(n.round_sd, 0.0003345);
-  EXPECT_DOUBLE_EQ(n.round_df, 26);
+  EXPECT_DOUBLE_EQ(n.round_sd, 0.0004448);
+  EXPECT_DOUBLE_EQ(n.round_df, 28);
   // Another GPU model: nothing measured, the kind's table, session sd taken as known (df 0).
   n = row_noise(default_noise_evidence(), "NVIDIA A100", llama, "llm_decode", "decode_tokens_per_s", no_params);
   EXPECT_EQ(n.session_source, "fallback");
@@ -148,7 +148,7 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   n = row_noise({&noise_prior::committed(), &h}, "NVIDIA H200", llama, "llm_decode", "decode_tokens_per_s", no_params);
   EXPECT_EQ(n.session_source, "history+committed");
   EXPECT_DOUBLE_EQ(n.session_df, 5);
-  EXPECT_EQ(n.sessions, 10);
+  EXPECT_EQ(n.sessions, 11);
   EXPECT_NEAR(n.session_sd, std::sqrt((2 * hs * hs + 3 * 0.007153 * 0.007153) / 5), 1e-12);
   // History alone (no committed prior): its own numbers; a row it lacks falls back, said so.
   n = row_noise({nullptr, &h}, "NVIDIA H200", llama, "llm_decode", "decode_tokens_per_s", no_params);
