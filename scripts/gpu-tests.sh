@@ -26,8 +26,9 @@
 #     sens   sensitivity: planted slowdowns of a few percent (memset writing $SENS_MEMSET_PCT% of its
 #            buffer twice; Llama-2-7B decode GEMV sites forced by $SENS_LLM_PLANT, opt-in) against
 #            the same build: interleaved `ab` must call them regressed and no other row changed; with
-#            $SENS_BASELINE (a stored result file from another session) also nightly mode: a
-#            planted run of --rounds 3 against it must call memset 1 GiB regressed, nothing improved
+#            $SENS_BASELINE (a stored result file from another session, same GPU model; from another
+#            model that half is skipped) also nightly mode: a planted run of --rounds 3 against it
+#            must call memset 1 GiB regressed, nothing improved
 #     cudnn  the same binary against the system cuDNN and PyTorch's (library-mode A/B)
 #     sanitize  compute-sanitizer: memcheck over configs/sanitize.json (every kind, smallest
 #            sizes, library kernels (cuBLAS, cuDNN) excluded); racecheck and initcheck over the GPU
@@ -51,11 +52,12 @@
 #            one persistent kernel with grid barriers) and experiments/decode_anatomy.cu (the
 #            engine's step rebuilt from its kernels, then without attention, without the RMSNorm
 #            prologues, GEMVs only); $BOUNDARIES_ROUNDS interleaved rounds (default 7)
-#     llmab  a decode change that lives behind an environment variable, measured where it runs: the
-#            Llama-2-7B rows of `full`, this build plain against this build under $LLMAB_ENV (default
-#            CUDABENCH_LLM_GEMV=o:6, o_proj's GEMV with its second batch prefetched), interleaved
-#            `ab` rounds ($LLMAB_ROUNDS, default 3) in llmab/; reports the verdicts whatever they
-#            are (the plain side's rounds are also the row's run-to-run spread)
+#     llmab  a change that lives behind an environment variable, measured where it runs: the
+#            Llama-2-7B rows of `full` ($LLMAB_FILTER overrides), this build plain against this build
+#            under $LLMAB_ENV (default CUDABENCH_LLM_GEMV=o:6, o_proj's GEMV with its second batch
+#            prefetched), interleaved `ab` rounds ($LLMAB_ROUNDS, default 3) in llmab/; reports the
+#            verdicts whatever they are, and each side's round spread (fresh processes: how steady
+#            its tuners' choices are, e.g. LLMAB_ENV=CUDABENCH_TUNER_TIE_MARGIN=0.005)
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names
@@ -145,7 +147,7 @@ run_boundaries() {  # what 129 kernel boundaries cost a decode step (experiments
 run_llmab() {  # this build against itself with $LLMAB_ENV set, Llama-2-7B rows, interleaved rounds
   local env_set=${LLMAB_ENV:-CUDABENCH_LLM_GEMV=o:6} rc=0
   # ab exits 1 when a row regressed: a verdict, not a failure of the stage's machinery.
-  "$bin" ab "$bin" "env $env_set $bin" --suite full --filter 'llm_decode/model=llama-2-7b/*' \
+  "$bin" ab "$bin" "env $env_set $bin" --suite full --filter "${LLMAB_FILTER:-llm_decode/model=llama-2-7b/*}" \
     --rounds "${LLMAB_ROUNDS:-3}" --labels "plain,$env_set" -o "$results/llmab" --format markdown || rc=$?
   [[ $rc -le 1 && -f $results/llmab/compare.json ]] || return 1
   { echo "plain:"; $python scripts/round_spread.py "$results/llmab/A.json"
@@ -215,6 +217,16 @@ run_sens() {  # real, known slowdowns of a few percent must be caught, and only 
   #    from an earlier session ($SENS_BASELINE), judged with the committed noise prior.
   if [[ -n ${SENS_BASELINE:-} ]]; then
     [[ $SENS_BASELINE = /* ]] || SENS_BASELINE=$root/$SENS_BASELINE
+    # A baseline from another GPU model would compare hardware, not a planted change (an H200 file
+    # against an H100 run reads d2d -28% "regressed"): that half needs a file from this model.
+    local gpus
+    gpus=$($python -c 'import json, sys; print(" | ".join(json.load(open(f))["environment"]["device"]["name"] for f in sys.argv[1:]))' \
+      "$SENS_BASELINE" "$results/sens/A.json") || return 1
+    if [[ ${gpus% | *} != "${gpus#* | }" ]]; then
+      echo "sens: SENS_BASELINE ran on ${gpus% | *}, this GPU is ${gpus#* | }: the nightly-mode half needs a baseline" \
+        "from the same GPU model, so it did not run"
+      return $rc
+    fi
     env $plant "$bin" --suite full --filter "$sens_filter" --rounds 3 -o "$results/sens-nightly.json" --quiet \
       --format csv > /dev/null || return 1
     "$bin" compare "$SENS_BASELINE" "$results/sens-nightly.json" --format markdown | tee "$results/sens-nightly.md"
