@@ -1,14 +1,14 @@
 // The rule every setup tuner chooses by (pick_fastest.hpp): the earliest candidate within the tie
 // margin of the fastest, candidates that could not run never chosen, and the margin's override
 // CUDABENCH_TUNER_TIE_MARGIN validated with a message that names it.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
