@@ -24,6 +24,7 @@
 #include "cudabench/gpu/registry.hpp"
 #include "cudabench/gpu/runner.hpp"
 #include "cudabench/id_filter.hpp"
+#include "cudabench/pick_fastest.hpp"
 #include "cudabench/run_summary.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
@@ -176,6 +177,9 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
   check_run_args(a);
+  // The tuners read CUDABENCH_TUNER_TIE_MARGIN in setup: a bad value is exit 2 here, before any
+  // workload runs (in a dry run too), not an error in every tuned workload.
+  (void)tuner_tie_margin();
   suite s = load_cli_suite(a.suite, a.max_workloads);
   plan_checks checks;
   for (const auto& w : s.workloads)

@@ -1,8 +1,8 @@
 // The CLI's checks before any work (issue 23): ab checks every build before round 1, --threshold
 // must be a finite percentage, a dry run reads --tuning-from, a mistyped subcommand is named with
 // the likely one, a run whose first round cannot start leaves no empty .rounds folder, fleet
-// collect warns about one GPU under several names, and an output named through a symlink updates
-// the file it points to.
+// collect warns about one GPU under several names, an output named through a symlink updates
+// the file it points to, and a bad CUDABENCH_TUNER_TIE_MARGIN stops run before anything runs.
 #include <unistd.h>
 
 #include <filesystem>
@@ -81,6 +81,19 @@ TEST(CliGuards, DryRunReadsTuningFrom) {
   EXPECT_TRUE(contains(r.output, "/nonexistent/tuning.json: no such file (expected a result file)")) << r.output;
   r = run_cudabench("--suite quick --dry-run --tuning-from " + data_path("results/cu121.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// The tuners' tie margin comes from the environment; a bad one stops run before anything runs (exit
+// 2, the variable and value named), where it would otherwise fail every tuned workload's setup.
+TEST(CliGuards, ABadTunerTieMarginStopsRunBeforeAnything) {
+  for (const char* args :
+       {"--suite quick --dry-run", "--suite quick --no-output -q", "--suite quick --rounds 2 --no-output"}) {
+    const auto r = run_cudabench(args, "CUDABENCH_TUNER_TIE_MARGIN=3");
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "CUDABENCH_TUNER_TIE_MARGIN=3: not a fraction from 0 to 0.5")) << r.output;
+    EXPECT_FALSE(contains(r.output, "no NVIDIA")) << "checked before the GPU:\n" << r.output;
+  }
+  EXPECT_EQ(run_cudabench("--suite quick --dry-run", "CUDABENCH_TUNER_TIE_MARGIN=0.005").exit_code, 0);
 }
 
 TEST(CliGuards, MistypedSubcommandIsNamedWithTheLikelyOne) {
