@@ -90,9 +90,9 @@ kind_schema schema() {
 noise_model noise(const std::string& metric, const nlohmann::ordered_json& params) {
   // Llama-2-7B streams 13 GB per token: its rounds agree to 0.02-0.03%, sessions to 0.05-0.7%.
   // Its TTFT rounds agree to 0.35%, but machine starts do not: the same code and the same prefill
-  // choices gave 6.18 / 6.20 / 5.98 ms (128 prompt tokens) on three H100 starts (2026-12-05/06),
-  // and 4.76 -> 4.89 ms on two H200 starts: a session sd of ~2%, taken here as 2.5% (it was 0.3%,
-  // which called the H100's -3.5% "improved" in a comparison of the same code).
+  // choices gave 6.18 / 6.20 / 5.98 ms (128 prompt tokens) on three H100 starts (2026-12-05/06), a
+  // session sd of ~2%, taken here as 2.5% (it was 0.3%, which called the H100's -3.5% "improved"
+  // in a comparison of the same code).
   // llama-tiny's 80 us decode step is launch-bound: 2.6% / 3.8%.
   if (string_param(params, "model") == "llama-tiny") return {0.03, 0.04};
   return metric == "ttft_ms" ? noise_model{0.004, 0.025} : noise_model{0.001, 0.008};
