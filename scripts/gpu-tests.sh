@@ -204,6 +204,10 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+gpu_of() {  # the GPU model a result file ran on
+  $python -c 'import json, sys; print(json.load(open(sys.argv[1]))["environment"]["device"]["name"])' "$1"
+}
+
 run_sens() {  # real, known slowdowns of a few percent must be caught, and only there
   local plant rc=0
   plant=$(sens_plant)
@@ -219,11 +223,10 @@ run_sens() {  # real, known slowdowns of a few percent must be caught, and only 
     [[ $SENS_BASELINE = /* ]] || SENS_BASELINE=$root/$SENS_BASELINE
     # A baseline from another GPU model would compare hardware, not a planted change (an H200 file
     # against an H100 run reads d2d -28% "regressed"): that half needs a file from this model.
-    local gpus
-    gpus=$($python -c 'import json, sys; print(" | ".join(json.load(open(f))["environment"]["device"]["name"] for f in sys.argv[1:]))' \
-      "$SENS_BASELINE" "$results/sens/A.json") || return 1
-    if [[ ${gpus% | *} != "${gpus#* | }" ]]; then
-      echo "sens: SENS_BASELINE ran on ${gpus% | *}, this GPU is ${gpus#* | }: the nightly-mode half needs a baseline" \
+    local base_gpu this_gpu
+    base_gpu=$(gpu_of "$SENS_BASELINE") && this_gpu=$(gpu_of "$results/sens/A.json") || return 1
+    if [[ $base_gpu != "$this_gpu" ]]; then
+      echo "sens: SENS_BASELINE ran on $base_gpu, this GPU is $this_gpu: the nightly-mode half needs a baseline" \
         "from the same GPU model, so it did not run"
       return $rc
     fi

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
-#include <string>
 
 #include <fmt/format.h>
 
@@ -16,18 +15,12 @@ namespace cudabench {
 double tuner_tie_margin() {
   const char* env = std::getenv("CUDABENCH_TUNER_TIE_MARGIN");
   if (env == nullptr || *env == '\0') return default_tuner_tie_margin;
-  const std::string text = env;
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  char* rest = nullptr;
+  const double v = std::strtod(env, &rest);
   // A fraction, not a percentage: "3" would be a 300% margin, so anything above 0.5 is refused.
-  if (used != text.size() || !(v >= 0 && v <= 0.5))
+  if (*rest != '\0' || !(v >= 0 && v <= 0.5))
     throw input_error(
-        fmt::format("CUDABENCH_TUNER_TIE_MARGIN={}: not a fraction from 0 to 0.5 (0.03 is the default 3%)", text));
+        fmt::format("CUDABENCH_TUNER_TIE_MARGIN={}: not a fraction from 0 to 0.5 (0.03 is the default 3%)", env));
   return v;
 }
 
