@@ -29,6 +29,7 @@
 
 #include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/shared_memory.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 #include "kernels/llm_decode/rope_math.cuh"
@@ -348,9 +349,7 @@ void launch_shape(const T* qkv, const T* table, T* k_cache, T* v_cache, const in
   const auto kernel = attn_decode_kernel<T, L, kMaxPacksPerLane, kHeadBatch>;
   const int packs = s.head_dim / static_cast<int>(sizeof(L) / sizeof(T));
   const std::size_t smem = static_cast<std::size_t>(layout_of(s, packs, kHeadBatch).total) * sizeof(float);
-  if (smem > 48 * 1024)
-    CUDABENCH_CHECK_CUDA(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  opt_in_shared_memory(kernel, smem);
   launch(kernel, dim3(s.num_kv_heads, s.max_splits()), dim3(kThreads), smem, stream, qkv,
          reinterpret_cast<const std::uint32_t*>(table), k_cache, v_cache, pos, s, partial_out, partial_ml, counters,
          out);

@@ -13,6 +13,7 @@
 
 #include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/shared_memory.cuh"
 #include "kernels/llm_decode/attention_prefill_mma.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 
@@ -132,9 +133,7 @@ template <class T>
 void attention_prefill_cuda_cores(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
                                   cudaStream_t stream) {
   const std::size_t smem = smem_bytes(s.head_dim);
-  if (smem > 48 * 1024)
-    CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(attn_prefill_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(smem)));
+  opt_in_shared_memory(attn_prefill_kernel<T>, smem);
   const dim3 grid(s.num_heads, (s.rows + kTile - 1) / kTile);
   attn_prefill_kernel<T><<<grid, kThreads, smem, stream>>>(qkv, k_cache, v_cache, s, out);
   CUDABENCH_CHECK_LAUNCH();

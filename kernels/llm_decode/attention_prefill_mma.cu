@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "cudabench/gpu/cuda_check.hpp"
+#include "kernels/common/shared_memory.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/mma_sm80.cuh"
 
@@ -188,9 +189,7 @@ template <class T, int HD>
 void launch_mma(const T* qkv, const T* k_cache, const T* v_cache, const attn_prefill_shape& s, T* out,
                 cudaStream_t stream) {
   constexpr std::size_t smem = smem_bytes<HD>();
-  if (smem > 48 * 1024)
-    CUDABENCH_CHECK_CUDA(cudaFuncSetAttribute(attn_prefill_mma_kernel<T, HD>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  opt_in_shared_memory(attn_prefill_mma_kernel<T, HD>, smem);
   const dim3 grid(s.num_heads, (s.rows + kBlockM - 1) / kBlockM);
   attn_prefill_mma_kernel<T, HD><<<grid, kThreads, smem, stream>>>(qkv, k_cache, v_cache, s, out);
   CUDABENCH_CHECK_LAUNCH();

@@ -13,6 +13,7 @@
 
 #include "cudabench/gpu/cuda_check.hpp"
 #include "kernels/common/reduce.cuh"
+#include "kernels/common/shared_memory.cuh"
 #include "kernels/llm_decode/device_utils.cuh"
 #include "kernels/llm_decode/launch.cuh"
 
@@ -221,9 +222,7 @@ void launch_out(const gemv_args<T>& a, gemv_output out, cudaStream_t stream) {
                                    : 0;
   const std::size_t smem = (Norm ? 2 : 1) * static_cast<std::size_t>(a.k) * sizeof(T) + prefetch;
   auto run = [&](auto kernel) {
-    if (smem > 48 * 1024)
-      CUDABENCH_CHECK_CUDA(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    opt_in_shared_memory(kernel, smem);
     launch(kernel, grid, dim3(kWarps * 32), smem, stream, a);
   };
   switch (out) {

@@ -43,6 +43,11 @@ cudaError_t cudaMemset(void* d, int v, size_t n) {
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 // The emulator has no shared-memory limit to raise (gemv.cu asks past 48 KB for long rows).
 cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
+// __shared__ arrays are host statics here, so no kernel has static shared memory to report.
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void*) {
+  *attr = cudaFuncAttributes{};
+  return cudaSuccess;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 const char* cublasGetStatusName(cublasStatus_t) { return "emulated cuBLAS status"; }
 }

@@ -134,10 +134,14 @@ T atomicAdd(T* p, T v) {
 // Blocks run one after another and their threads never overlap a memory access: every write is
 // visible to every later read, so fences have nothing to order.
 inline void __threadfence() {}
-// nvcc's cuda_runtime.h adds this overload for kernel pointers; g++ sees only the C function.
+// nvcc's cuda_runtime.h adds these overloads for kernel pointers; g++ sees only the C functions.
 template <class... P>
 cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, int value) {
   return ::cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), attr, value);
+}
+template <class... P>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, void (*kernel)(P...)) {
+  return ::cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(kernel));
 }
 // Cache-hinted loads are plain loads.
 template <class T>
