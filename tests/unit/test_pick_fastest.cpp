@@ -62,21 +62,21 @@ TEST(PickFastest, CandidatesThatCouldNotRunAreNeverChosen) {
   EXPECT_THROW(pick_fastest({1.0}, -0.01), std::invalid_argument);
 }
 
-TEST(PickFastest, TheMarginIsThreePercentUnlessTheVariableSetsIt) {
+TEST(PickFastest, TheMarginIsHalfAPercentUnlessTheVariableSetsIt) {
   {
     TieMarginEnv env(nullptr);
-    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.03);
-    EXPECT_EQ(pick_fastest({1.025, 1.00}), 0u);  // the H100's attention splits: 2.5% apart, a tie
+    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.005);
+    EXPECT_EQ(pick_fastest({1.025, 1.00}), 1u);  // the H100's attention splits, 2.5% apart: not a tie
+    EXPECT_EQ(pick_fastest({1.004, 1.00}), 0u);
   }
   {
     TieMarginEnv env("");
-    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.03);
+    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.005);
   }
   {
-    TieMarginEnv env("0.005");
-    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.005);
-    EXPECT_EQ(pick_fastest({1.025, 1.00}), 1u);  // no longer a tie: the faster split is chosen
-    EXPECT_EQ(pick_fastest({1.004, 1.00}), 0u);
+    TieMarginEnv env("0.03");  // the old rule
+    EXPECT_DOUBLE_EQ(tuner_tie_margin(), 0.03);
+    EXPECT_EQ(pick_fastest({1.025, 1.00}), 0u);  // a tie: the earlier (slower) split kept
   }
   {
     TieMarginEnv env("0");

@@ -20,7 +20,7 @@ double tuner_tie_margin() {
   // A fraction, not a percentage: "3" would be a 300% margin, so anything above 0.5 is refused.
   if (*rest != '\0' || !(v >= 0 && v <= 0.5))
     throw input_error(
-        fmt::format("CUDABENCH_TUNER_TIE_MARGIN={}: not a fraction from 0 to 0.5 (0.03 is the default 3%)", env));
+        fmt::format("CUDABENCH_TUNER_TIE_MARGIN={}: not a fraction from 0 to 0.5 (0.005 is the default, 0.5%)", env));
   return v;
 }
 

@@ -6,7 +6,7 @@
 // pick for Llama-2-7B's o_proj at 128 rows ran at 53% of copy bandwidth where the other GEMMs ran
 // at 81-85% (docs/llm-performance.md). As the matmul kind does, the heuristic's top candidates are
 // timed on the real problem and the fastest kept (pick_fastest.hpp: the heuristic's order wins
-// ties within 3%). Each candidate's call is that GEMM over every layer's weights, so the timing
+// ties). Each candidate's call is that GEMM over every layer's weights, so the timing
 // streams from DRAM as the prefill does (one layer's o_proj, 33.5 MB, would sit in the 50 MB L2).
 // CUDABENCH_LLM_PREFILL_GEMM=heuristic keeps the heuristic's first everywhere (what builds before
 // this tuner ran; an A/B of one binary against itself); `--tuning-from` replays the recorded

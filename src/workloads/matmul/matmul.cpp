@@ -195,7 +195,7 @@ void matmul_workload::setup(run_context& ctx) {
           [&](std::size_t i) { return launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });  // else skipped
       std::size_t best = 0;
       try {
-        best = pick_fastest(per_run);  // the heuristic's order wins ties (within 3%)
+        best = pick_fastest(per_run);  // the heuristic's order wins ties (pick_fastest.hpp)
       } catch (const std::invalid_argument&) {
         throw cuda_error(
             fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));

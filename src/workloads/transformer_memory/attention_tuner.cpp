@@ -91,7 +91,7 @@ attention_choice tune_attention(const std::vector<attention_workload>& shapes, c
                                 kernels::transformer_memory::attention_variant_name(v), ms, diff);
     ms_of[i] = ms;
   }
-  // The shared tuner rule: candidates in preference order, ties (within 3%) keep the earlier one.
+  // The shared tuner rule: candidates in preference order, ties (pick_fastest.hpp) keep the earlier one.
   best.variant = k_candidates[pick_fastest(ms_of)];
   best.summary += fmt::format("chose {}", kernels::transformer_memory::attention_variant_name(best.variant));
   return best;
