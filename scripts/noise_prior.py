@@ -76,6 +76,10 @@ SESSIONS = [
     ("2026-12-04 20:18 verdicts/aa-full-3rounds-32cc479 (A/A)",
      ["results/h200/verdicts/aa-full-3rounds-32cc479/A.json", "results/h200/verdicts/aa-full-3rounds-32cc479/B.json"],
      (), ["llm_decode/model=llama-2-7b/"]),
+    # H100 sessions (the device tool gave an H100 where an H200 was asked for): their rows are keyed by
+    # GPU model, so they never mix with the H200's; the level marks, kept in time order, apply to both.
+    ("2026-12-05 15:43 H100 verdicts/aa-full-4rounds-a676b81 (A/A)",
+     ["results/h100/verdicts/aa-full-4rounds-a676b81/A.json", "results/h100/verdicts/aa-full-4rounds-a676b81/B.json"]),
     # The RMSNorm prologue staged before the PDL wait (97eeb6a, issue 21): Llama-2-7B decode +3.6%,
     # a new level. Three fresh processes of 5b8a28f (variant 6's side of that ab is left out).
     ("2026-12-06 llm-i21/2026-12-06 (plain side + two processes per row, 5b8a28f)",
@@ -85,9 +89,23 @@ SESSIONS = [
       "results/h200/llm-i21/2026-12-06/processes/llama-2048-2.json",
       "results/h200/llm-i21/2026-12-06/processes/llama-2048-3.json"],
      (), ["llm_decode/model=llama-2-7b/"]),
-    # Sessions of a build with the tuners' 0.5% tie margin (after ace9bf0; it was 3%): mark the tuned
-    # rows ("matmul/", "llm_decode/", "transformer_memory/") as a new level, since they may choose
-    # differently now.
+    ("2026-12-06 04:53 H100 verdicts/aa-full-5rounds-79d452f (A/A) + sens-79d452f (baseline side)",
+     ["results/h100/verdicts/aa-full-5rounds-79d452f/A.json", "results/h100/verdicts/aa-full-5rounds-79d452f/B.json",
+      "results/h100/verdicts/sens-79d452f/A.json"]),
+    # The plain sides of the tie-margin ab runs are the same binary with the default margin.
+    ("2026-12-06 08:05 H100 verdicts/aa-full-3rounds-ace9bf0 (A/A) + sens-ace9bf0 (baseline side) + tie-margin "
+     "(plain sides)",
+     ["results/h100/verdicts/aa-full-3rounds-ace9bf0/A.json", "results/h100/verdicts/aa-full-3rounds-ace9bf0/B.json",
+      "results/h100/verdicts/sens-ace9bf0/A.json", "results/h100/verdicts/tie-margin-ace9bf0/run1-4rounds/A.json",
+      "results/h100/verdicts/tie-margin-ace9bf0/run2-6rounds/A.json"]),
+    # The tuners' tie margin went from 3% to 0.5% (ce8678d): the tuned rows may choose differently
+    # now, a new level of them. Sessions of the H200 after ace9bf0 must mark them the same way.
+    ("2026-12-06 10:27 H100 verdicts/aa-full-3rounds-894c3c4 (A/A) + sens-894c3c4 (baseline side)",
+     ["results/h100/verdicts/aa-full-3rounds-894c3c4/A.json", "results/h100/verdicts/aa-full-3rounds-894c3c4/B.json",
+      "results/h100/verdicts/sens-894c3c4/A.json"],
+     (), ["matmul/", "llm_decode/", "transformer_memory/"]),
+    ("2026-12-06 10:47 H100 verdicts/session2-894c3c4 (another machine start, another card)",
+     ["results/h100/verdicts/session2-894c3c4/full-3rounds.json"]),
 ]
 
 

@@ -21,13 +21,23 @@ std::string h200(const std::string& name) { return std::string(CUDABENCH_CONFIG_
 TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   const auto r = run_cudabench("noise --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // Llama-2-7B decode 128->256: 8 sessions in 5 levels (df 3), sessions 0.715% apart, rounds 0.044%.
+  // Llama-2-7B decode 128->256 on the H200: 8 sessions in 5 levels (df 3), sessions 0.715% apart,
+  // rounds 0.044%. On the H100: 5 sessions in 3 levels (df 2), 0.815% and 0.126%. Each GPU model
+  // has its own rows.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H200  committed         8   3           0.715          0.044  committed"),
+  EXPECT_NE(r.output.find("NVIDIA H200            committed         8   3           0.715          0.044  committed"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("2 rows: committed 2."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed         5   2           0.815          0.126  committed"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("4 rows: committed 4."), std::string::npos) << r.output;
+  const auto h200_only =
+      run_cudabench("noise --gpu 'NVIDIA H200' --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
+  ASSERT_EQ(h200_only.exit_code, 0) << h200_only.output;
+  EXPECT_NE(h200_only.output.find("2 rows: committed 2."), std::string::npos) << h200_only.output;
+  EXPECT_EQ(h200_only.output.find("H100"), std::string::npos) << h200_only.output;
 }
 
 TEST(CliNoise, ASelectionThatMatchesNothingSaysSo) {
@@ -128,13 +138,17 @@ TEST(CliNoise, TenPercentOnA4096GemmBetweenSingleRoundFilesIsAVerdictWhereTheClo
 }
 
 TEST(CliNoise, AFileWithRoundsOnAnUnmeasuredGpuShowsThePriorItsRoundsGive) {
-  // The H100 A/A (4 rounds, no committed session on that GPU model): its timed rows' within-session
-  // noise is pooled from the file's own rounds, as compare would pool it; peak memory keeps the table.
-  const std::string file =
-      std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/aa-full-4rounds-a676b81/A.json";
+  // The H100 A/A's file (4 rounds) relabelled as a GPU model with no committed session (the prior
+  // knows the H100 itself now): its timed rows' within-session noise is pooled from the file's own
+  // rounds, as compare would pool it; peak memory keeps the table.
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(cudabench::test::read_text(
+      std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/aa-full-4rounds-a676b81/A.json"));
+  doc["environment"]["device"]["name"] = "NVIDIA A100-SXM4-80GB";
+  const std::string file = cudabench::test::temp_path("unmeasured_gpu_aa.json");
+  cudabench::test::write_text(file, doc.dump());
   const auto r = run_cudabench("noise " + file + " --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("matmul/dtype=fp32/m=8192/n=8192/k=8192 · time_ms,NVIDIA H100 80GB HBM3,fallback,0,known,"),
+  EXPECT_NE(r.output.find("matmul/dtype=fp32/m=8192/n=8192/k=8192 · time_ms,NVIDIA A100-SXM4-80GB,fallback,0,known,"),
             std::string::npos)
       << r.output;
   std::size_t pooled = 0, pos = 0;
@@ -149,4 +163,5 @@ TEST(CliNoise, AFileWithRoundsOnAnUnmeasuredGpuShowsThePriorItsRoundsGive) {
   const auto two = run_cudabench("noise " + file + " --filter 'train_step/*'");
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_EQ(two.output.find("pooled"), std::string::npos) << two.output;
+  std::remove(file.c_str());
 }
