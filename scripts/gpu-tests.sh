@@ -230,8 +230,8 @@ run_sens() {  # real, known slowdowns of a few percent must be caught, and only 
         "from the same GPU model, so it did not run"
       return $rc
     fi
-    env $plant "$bin" --suite full --filter "$sens_filter" --rounds 3 -o "$results/sens-nightly.json" --quiet \
-      --format csv > /dev/null || return 1
+    env $plant "$bin" --suite full --filter "$sens_filter" --rounds 3 --label planted -o "$results/sens-nightly.json" \
+      --quiet --format csv > /dev/null || return 1
     "$bin" compare "$SENS_BASELINE" "$results/sens-nightly.json" --format markdown | tee "$results/sens-nightly.md"
     "$bin" compare "$SENS_BASELINE" "$results/sens-nightly.json" --format json -o "$results/sens-nightly-compare.json" \
       || return 1

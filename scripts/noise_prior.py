@@ -99,7 +99,8 @@ SESSIONS = [
       "results/h100/verdicts/sens-ace9bf0/A.json", "results/h100/verdicts/tie-margin-ace9bf0/run1-4rounds/A.json",
       "results/h100/verdicts/tie-margin-ace9bf0/run2-6rounds/A.json"]),
     # The tuners' tie margin went from 3% to 0.5% (ce8678d): the tuned rows may choose differently
-    # now, a new level of them. Sessions of the H200 after ace9bf0 must mark them the same way.
+    # now, a new level of them. The level counter is per workload id, whatever the GPU: a later
+    # H200 session is in the new level already and must not mark it again.
     ("2026-12-06 10:27 H100 verdicts/aa-full-3rounds-894c3c4 (A/A) + sens-894c3c4 (baseline side)",
      ["results/h100/verdicts/aa-full-3rounds-894c3c4/A.json", "results/h100/verdicts/aa-full-3rounds-894c3c4/B.json",
       "results/h100/verdicts/sens-894c3c4/A.json"],
