@@ -4,13 +4,16 @@
     scripts/noise_prior.py            rewrite configs/noise_prior.json from results/
     scripts/noise_prior.py --check    exit 1 when regenerating would change the committed file
     scripts/noise_prior.py --stdout   print it instead
+    scripts/noise_prior.py --self-test  check the F test against tabulated quantiles
 
 Why a generated file: the prior is data (what the committed result files measured), so it must
 never drift from them. ctest noise_prior_is_generated runs --check.
 
 Per workload id, metric and GPU model, on the log of each round's median (docs/statistics.md):
   round_sd, round_df     pooled sd of round medians around their session's mean (within a session;
-                         df = sum over sessions of rounds - 1)
+                         df = sum over sessions of rounds - 1); from the row's latest level alone
+                         ("round_level": "latest") where that level's round noise differs from
+                         the older levels' beyond doubt (round_noise_changed)
   session_sd, session_df sd of the sessions' means around their level's mean (a level: the sessions
                          between two changes of the row's code; df = sessions - levels). Not
                          corrected for the round noise inside each mean (it adds round_sd^2 /
@@ -110,6 +113,67 @@ SESSIONS = [
 ]
 
 
+# A change of a row's code can change its round noise as well as its level. The H100's Llama-2-7B
+# 2048 rows spread 1.1% between rounds while the 3% tuner tie margin let each process pick its own
+# attention split, and 0.05% once the margin was 0.5%: pooled, the old spread would hide a 3%
+# change in interleaved ab. The latest level's rounds replace the older ones only when they have
+# LATEST_LEVEL_MIN_DF df and a two-sided F test puts the two variances apart at p < LEVEL_CHANGE_P,
+# small because every row of every GPU is tested: a chance difference (8192^3 GEMMs at the power
+# cap) keeps the pooled, larger sample. A latest level that is noisier counts the same way.
+LATEST_LEVEL_MIN_DF = 6
+LEVEL_CHANGE_P = 1e-3
+
+
+def pooled_round_sd(sessions):
+    """Pooled sd of log round medians around each session's mean, and its df."""
+    ss = sum(sum((x - statistics.fmean(s)) ** 2 for x in s) for s in sessions)
+    df = sum(len(s) - 1 for s in sessions)
+    return (math.sqrt(ss / df) if df > 0 else None), df
+
+
+def incomplete_beta(a, b, x):
+    """Regularized incomplete beta I_x(a, b): Lentz's continued fraction (Numerical Recipes 6.4)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):  # the fraction converges fast only below this point
+        return 1.0 - incomplete_beta(b, a, 1.0 - x)
+    tiny = 1e-300
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)) / a
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return front * h
+
+
+def f_two_sided_p(s1, df1, s2, df2):
+    """Two-sided p of the F test that sds s1 (df1) and s2 (df2) estimate one variance."""
+    f = (s1 / s2) ** 2
+    lower = incomplete_beta(df1 / 2, df2 / 2, df1 * f / (df1 * f + df2))
+    return min(1.0, 2 * min(lower, 1.0 - lower))
+
+
+def round_noise_changed(leveled):
+    """The latest level's (round_sd, round_df) when its round noise differs from the older levels'."""
+    latest = max(level for level, _ in leveled)
+    new_sd, new_df = pooled_round_sd([logs for level, logs in leveled if level == latest])
+    old_sd, old_df = pooled_round_sd([logs for level, logs in leveled if level != latest])
+    if new_df < LATEST_LEVEL_MIN_DF or old_df == 0 or not new_sd or not old_sd:
+        return None
+    return (new_sd, new_df) if f_two_sided_p(new_sd, new_df, old_sd, old_df) < LEVEL_CHANGE_P else None
+
+
 def round_medians(metric):
     samples = metric.get("samples") or []
     rounds = metric.get("rounds") or [0] * len(samples)
@@ -153,12 +217,15 @@ def generate():
     out_rows = []
     for (gpu, wid, metric), leveled in sorted(rows.items()):
         sessions = [logs for _, logs in leveled]
-        ss = sum(sum((x - statistics.fmean(s)) ** 2 for x in s) for s in sessions)
-        round_df = sum(len(s) - 1 for s in sessions)
         entry = {"gpu": gpu, "id": wid, "metric": metric, "sessions": len(sessions),
                  "rounds": sum(len(s) for s in sessions)}
+        round_sd, round_df = pooled_round_sd(sessions)
+        changed = round_noise_changed(leveled)
+        if changed:
+            round_sd, round_df = changed
+            entry["round_level"] = "latest"
         if round_df > 0:
-            entry["round_sd"] = sig(math.sqrt(ss / round_df))
+            entry["round_sd"] = sig(round_sd)
             entry["round_df"] = round_df
         # Session means pooled around their level's mean: df = sessions - levels.
         by_level = {}
@@ -185,11 +252,36 @@ def generate():
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
+def self_test():
+    """The F test's distribution against tabulated quantiles, and the level rule on made-up rounds."""
+    failures = []
+    # (F, df1, df2, lower tail): F tables (Abramowitz & Stegun 26.9) and F(d, d) = 1 at the median.
+    for f, d1, d2, want in ((3.3258, 5, 10, 0.95), (5.8489, 2, 20, 0.99), (1.0, 7, 7, 0.5), (2.0921, 12, 30, 0.95)):
+        got = incomplete_beta(d1 / 2, d2 / 2, d1 * f / (d1 * f + d2))
+        if abs(got - want) > 2e-5:
+            failures.append(f"F({d1}, {d2}) at {f}: {got:.6f}, want {want}")
+    quiet = [[0.0, 0.001, -0.001]] * 4            # 8 df, sd 0.1%
+    loud = [[0.0, 0.01, -0.01]] * 10              # 20 df, sd 1%
+    if round_noise_changed([(0, s) for s in loud] + [(1, s) for s in quiet]) != pooled_round_sd(quiet):
+        failures.append("a 10x quieter latest level with 8 df did not replace the older rounds")
+    if round_noise_changed([(0, s) for s in loud] + [(1, s) for s in quiet[:2]]) is not None:
+        failures.append("a latest level with 4 df replaced the older rounds")
+    same = [[0.0, 0.01, -0.012]] * 4
+    if round_noise_changed([(0, s) for s in loud] + [(1, s) for s in same]) is not None:
+        failures.append("a latest level as noisy as the older ones replaced them")
+    for f in failures:
+        print(f"noise_prior self-test: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--check", action="store_true", help="fail when the committed file is not what this generates")
     p.add_argument("--stdout", action="store_true", help="print instead of writing")
+    p.add_argument("--self-test", action="store_true", help="check the F test and the level rule, write nothing")
     a = p.parse_args()
+    if a.self_test:
+        return self_test()
     text = generate()
     path = os.path.join(ROOT, OUT)
     if a.stdout:
