@@ -24,7 +24,8 @@ struct noise_model {
   // (the fallback table); > 0 is an estimate from that many df, and the test's t quantile widens.
   double round_df = 0;
   double session_df = 0;
-  std::string round_source = "fallback";  // "committed", "history", "history+committed", "fallback"
+  // "committed" ("committed, latest level": see measured_noise::round_latest_level), "pooled", "fallback"
+  std::string round_source = "fallback";
   std::string session_source = "fallback";
   int sessions = 0;  // sessions behind session_sd (0 for the fallback table)
 };

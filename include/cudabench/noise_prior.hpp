@@ -24,6 +24,8 @@ struct measured_noise {
   int rounds = 0;                  // rounds over all of them (0 when unknown: history stores one value per run)
   std::optional<double> round_sd;  // between rounds within a session, pooled; df = round_df
   int round_df = 0;
+  // round_sd is from the row's latest level alone: its code change changed its round noise too.
+  bool round_latest_level = false;
   // Of the sessions' means around their level's mean (a level: sessions between two changes of the
   // row's code); df = session_df = sessions - levels.
   std::optional<double> session_sd;

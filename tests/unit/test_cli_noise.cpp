@@ -23,7 +23,8 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Llama-2-7B decode 128->256 on the H200: 8 sessions in 5 levels (df 3), sessions 0.715% apart,
   // rounds 0.044%. On the H100: 5 sessions in 3 levels (df 2), 0.815% and 0.126%. Each GPU model
-  // has its own rows.
+  // has its own rows. The H100's 2048 row takes its rounds' noise from its latest level (0.050%),
+  // and says so.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("NVIDIA H200            committed         8   3           0.715          0.044  committed"),
@@ -31,6 +32,11 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
       << r.output;
   EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed         5   2           0.815          0.126  committed"),
             std::string::npos)
+      << r.output;
+  EXPECT_NE(
+      r.output.find(
+          "NVIDIA H100 80GB HBM3  committed         5   2           0.515          0.050  committed, latest level"),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("4 rows: committed 4."), std::string::npos) << r.output;
   const auto h200_only =

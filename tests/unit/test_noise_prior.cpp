@@ -95,6 +95,9 @@ TEST(NoisePrior, ACorruptPriorIsAClearError) {
   EXPECT_NE(message_of(R"({"noise_prior_version": 1, "rows": [{)" + row + R"(, "levels": 4}]})")
                 .find("levels must be between 1 and sessions"),
             std::string::npos);
+  EXPECT_NE(message_of(R"({"noise_prior_version": 1, "rows": [{)" + row + R"(, "round_level": "first"}]})")
+                .find("rows[0]: round_level must be \"latest\" when present"),
+            std::string::npos);
   EXPECT_NE(message_of(R"({"noise_prior_version": 1, "rows": [{)" + row + "}, {" + row + "}]}").find("appears twice"),
             std::string::npos);
   EXPECT_NE(message_of("{not json").find("regenerate it with scripts/noise_prior.py"), std::string::npos);
@@ -131,6 +134,19 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   EXPECT_DOUBLE_EQ(n.session_df, 3);
   EXPECT_DOUBLE_EQ(n.round_sd, 0.0004448);
   EXPECT_DOUBLE_EQ(n.round_df, 28);
+  // The H100's Llama-2-7B 2048 rows: the 0.5% tie margin (a new level) took their rounds' spread
+  // from 1.09% to 0.05%, and the F test in scripts/noise_prior.py saw it: the latest level alone.
+  const std::string llama_2048 =
+      "llm_decode/model=llama-2-7b/weights=random/dtype=fp16/prompt_tokens=2048/max_length=2304/batch=1";
+  const measured_noise* m = noise_prior::committed().find("NVIDIA H100 80GB HBM3", llama_2048, "decode_tokens_per_s");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->round_latest_level);
+  n = row_noise(default_noise_evidence(), "NVIDIA H100 80GB HBM3", llama_2048, "llm_decode", "decode_tokens_per_s",
+                no_params);
+  EXPECT_EQ(n.round_source, "committed, latest level");
+  EXPECT_DOUBLE_EQ(n.round_sd, 0.0004998);
+  EXPECT_DOUBLE_EQ(n.round_df, 7);
+  EXPECT_FALSE(noise_prior::committed().find("NVIDIA H200", llama, "decode_tokens_per_s")->round_latest_level);
   // Another GPU model: nothing measured, the kind's table, session sd taken as known (df 0).
   n = row_noise(default_noise_evidence(), "NVIDIA A100", llama, "llm_decode", "decode_tokens_per_s", no_params);
   EXPECT_EQ(n.session_source, "fallback");

@@ -72,6 +72,10 @@ noise_prior noise_prior::parse(std::string_view text, const std::string& source)
     m.session_sd = sd_field(e, "session_sd", source, where);
     m.session_df = count_field(e, "session_df", source, where);
     if (m.round_sd.has_value() != (m.round_df > 0)) bad(source, where, "round_sd and a positive round_df go together");
+    if (auto it = e.find("round_level"); it != e.end()) {
+      if (*it != "latest") bad(source, where, "round_level must be \"latest\" when present");
+      m.round_latest_level = true;
+    }
     if (m.session_sd.has_value() != (m.session_df > 0))
       bad(source, where, "session_sd and a positive session_df go together");
     // Sessions of one level (no code change of the row between them) lend their spread: df = sessions - levels.

@@ -16,7 +16,7 @@ noise_model row_noise(const noise_evidence& ev, const std::string& gpu, const st
   if (committed && committed->round_sd) {
     out.round_sd = *committed->round_sd;
     out.round_df = committed->round_df;
-    out.round_source = "committed";
+    out.round_source = committed->round_latest_level ? "committed, latest level" : "committed";
   }
   // Pooled variance of the sources that measured the row's sessions: sum of df * s^2 over sum of df.
   double ss = 0, df = 0;
