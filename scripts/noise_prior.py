@@ -110,6 +110,8 @@ SESSIONS = [
      (), ["matmul/", "llm_decode/", "transformer_memory/"]),
     ("2026-12-06 10:47 H100 verdicts/session2-894c3c4 (another machine start, another card)",
      ["results/h100/verdicts/session2-894c3c4/full-3rounds.json"]),
+    ("2026-12-06 13:51 H100 verdicts/sens-fee2edc (baseline side) + full-3rounds-fee2edc (one machine start)",
+     ["results/h100/verdicts/sens-fee2edc/A.json", "results/h100/verdicts/full-3rounds-fee2edc/full-3rounds.json"]),
 ]
 
 
