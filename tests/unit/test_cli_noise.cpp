@@ -23,7 +23,7 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Llama-2-7B decode 128->256 on the H200: 8 sessions in 5 levels (df 3), sessions 0.715% apart,
   // rounds 0.044%. On the H100: 6 sessions in 3 levels (df 3), 1.101% and 0.128%. Each GPU model
-  // has its own rows. The H100's 2048 row takes its rounds' noise from its latest level (0.050%),
+  // has its own rows. The H100's 2048 row takes its rounds' noise from its latest level (0.058%),
   // and says so.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
