@@ -112,6 +112,11 @@ SESSIONS = [
      ["results/h100/verdicts/session2-894c3c4/full-3rounds.json"]),
     ("2026-12-06 13:51 H100 verdicts/sens-fee2edc (baseline side) + full-3rounds-fee2edc (one machine start)",
      ["results/h100/verdicts/sens-fee2edc/A.json", "results/h100/verdicts/full-3rounds-fee2edc/full-3rounds.json"]),
+    ("2026-12-06 16:00 H100 verdicts/full-3rounds-55634c5 (one machine start)",
+     ["results/h100/verdicts/full-3rounds-55634c5/full-3rounds.json"]),
+    ("2026-12-06 16:30 H100 verdicts/session2-55634c5 (another machine start, another card) + sens-55634c5 "
+     "(baseline side)",
+     ["results/h100/verdicts/session2-55634c5/full-3rounds.json", "results/h100/verdicts/sens-55634c5/A.json"]),
 ]
 
 
