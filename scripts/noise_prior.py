@@ -117,6 +117,11 @@ SESSIONS = [
     ("2026-12-06 16:30 H100 verdicts/session2-55634c5 (another machine start, another card) + sens-55634c5 "
      "(baseline side)",
      ["results/h100/verdicts/session2-55634c5/full-3rounds.json", "results/h100/verdicts/sens-55634c5/A.json"]),
+    ("2026-12-06 19:28 H100 verdicts/full-3rounds-cde2881 (one machine start)",
+     ["results/h100/verdicts/full-3rounds-cde2881/full-3rounds.json"]),
+    ("2026-12-06 20:03 H100 verdicts/session2-cde2881 (another machine start, another card) + sens-cde2881 "
+     "(baseline side)",
+     ["results/h100/verdicts/session2-cde2881/full-3rounds.json", "results/h100/verdicts/sens-cde2881/A.json"]),
 ]
 
 
