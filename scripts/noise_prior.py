@@ -122,6 +122,8 @@ SESSIONS = [
     ("2026-12-06 20:03 H100 verdicts/session2-cde2881 (another machine start, another card) + sens-cde2881 "
      "(baseline side)",
      ["results/h100/verdicts/session2-cde2881/full-3rounds.json", "results/h100/verdicts/sens-cde2881/A.json"]),
+    ("2026-12-06 23:45 H100 verdicts/full-3rounds-ecbe66b (one machine start) + sens-ecbe66b (baseline side)",
+     ["results/h100/verdicts/full-3rounds-ecbe66b/full-3rounds.json", "results/h100/verdicts/sens-ecbe66b/A.json"]),
 ]
 
 
