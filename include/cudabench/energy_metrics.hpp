@@ -28,21 +28,24 @@ struct repetition_reading {
   double per_run_ms = 0;                   // the repetition's time sample: timed elapsed / runs
   long runs = 0;                           // runs in the timed batch
   std::optional<double> sm_mhz;            // NVML's SM clock, a point sample read right after it
+  std::optional<double> counted_mhz;       // the SMs' average clock over it, from their cycle counters
   std::optional<std::uint64_t> energy_mj;  // NVML's total-energy counter advance over it (after - before)
   bool energy_counter_read = false;        // both reads of the counter succeeded
   bool energy_counter_went_back = false;   // after < before (driver reloaded): no delta
 };
 
 struct cycle_energy_metrics {
-  std::optional<metric> cycles;        // "Mcycles" per run, one sample per repetition
+  std::optional<metric> cycles;        // "Mcycles" per run, one sample per repetition (NVML's point clock)
+  std::optional<metric> sm_cycles;     // "Mcycles" per run from the counted average clock
   std::optional<metric> energy_j;      // "J" per run, one sample per repetition
   std::string energy_absent;           // why energy_j is absent, "" when it is present
   std::vector<double> energy_per_run;  // energy_j's samples (for the workload's derived metrics)
 };
 
 // `cold`: every run was preceded by an L2 flush inside the counter's window, so the energy would
-// be the flushes' too and is left out. `nvml_available` false: nothing is emitted and no reason is
-// given here (the environment says once why NVML is missing).
+// be the flushes' too and is left out. `nvml_available` false: neither cycles nor energy is emitted
+// and no reason is given here (the environment says once why NVML is missing). sm_cycles needs no
+// NVML: it is emitted when every repetition has a counted clock.
 cycle_energy_metrics cycle_and_energy_metrics(const std::vector<repetition_reading>& reps, bool nvml_available,
                                               bool cold);
 

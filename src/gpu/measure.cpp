@@ -4,7 +4,8 @@
 // graph_timing_below_ms are replayed from a captured graph where the workload allows it, and
 // their one-by-one launch time is kept as the `launch_ms` metric; clocks and throttle reasons read
 // after each repetition, and NVML's energy counter before and after it, for the `cycles` and
-// `energy_j` metrics (energy_metrics.hpp); peak memory from the tracker and cudaMemGetInfo deltas;
+// `energy_j` metrics (energy_metrics.hpp), and the SMs' own cycle counters around it for
+// `sm_cycles` (sm_clock_stamps.hpp); peak memory from the tracker and cudaMemGetInfo deltas;
 // every failure caught here, once, and turned into a status.
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "cudabench/gpu/cuda_handles.hpp"
 #include "cudabench/gpu/graph_batch.hpp"
 #include "cudabench/gpu/runner.hpp"
+#include "cudabench/gpu/sm_clock_probe.hpp"
 #include "cudabench/gpu/timing.hpp"
 #include "cudabench/nvml.hpp"
 
@@ -136,6 +138,25 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     return r;
   }
 
+  // Built before the footprint is watched: its few KiB are the harness's, not the workload's. A
+  // probe that cannot be built, or whose stamps fail, only costs the `sm_cycles` metric: it is
+  // dropped and the workload goes on (an error that sticks to the context fails the workload's own
+  // next call anyway).
+  std::unique_ptr<sm_clock_probe> sm_clock;
+  auto with_probe = [&sm_clock](auto&& step) {
+    if (!sm_clock) return;
+    try {
+      step(*sm_clock);
+    } catch (const std::exception&) {
+      sm_clock.reset();
+      (void)cudaGetLastError();
+    }
+  };
+  try {
+    sm_clock = std::make_unique<sm_clock_probe>(opts.device);
+  } catch (const std::exception&) {
+    (void)cudaGetLastError();
+  }
   footprint mem;
   try {
     cudaDeviceProp props{};
@@ -248,6 +269,17 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
           if (!reading.energy_counter_went_back) reading.energy_mj = *energy_after - *energy_before;
         }
         reading.sm_mhz = clocks.after_repetition(r.clocks);
+        if (!flusher) with_probe([&](sm_clock_probe& p) { reading.counted_mhz = p.average_mhz(ctx.stream); });
+      };
+      // The SM stamps go just outside the events, so they count the region's cycles without being
+      // timed (a few microseconds against a repetition of min_time_ms).
+      auto stamp_before = [&] {
+        with_probe([&](sm_clock_probe& p) { p.begin(ctx.stream); });
+        start.record(ctx.stream);
+      };
+      auto stamp_after = [&] {
+        end.record(ctx.stream);
+        with_probe([&](sm_clock_probe& p) { p.end(ctx.stream); });
       };
       if (flusher) {
         // Cold: each run is preceded by a flush, which must stay outside the timed region.
@@ -261,9 +293,9 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         }
         close_window();
       } else if (batch) {
-        start.record(ctx.stream);
+        stamp_before();
         for (long i = 0; i < replays; ++i) batch.exec.launch(ctx.stream);
-        end.record(ctx.stream);
+        stamp_after();
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         timed_runs = replays * batch.calls;
         elapsed = end.since(start);
@@ -275,9 +307,9 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         launch_ms.push_back(end.since(start) / static_cast<double>(runs));
       } else {
-        start.record(ctx.stream);
+        stamp_before();
         for (long i = 0; i < runs; ++i) w->run(ctx.stream);
-        end.record(ctx.stream);
+        stamp_after();
         CUDABENCH_CHECK_CUDA(cudaEventSynchronize(end.get()));
         elapsed = end.since(start);
         close_window();
@@ -299,6 +331,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     r.metrics = w->metrics(m);
     if (!launch_ms.empty()) r.metrics.emplace_back("launch_ms", time_metric(launch_ms));
     if (power.cycles) r.metrics.emplace_back("cycles", *power.cycles);
+    if (power.sm_cycles) r.metrics.emplace_back("sm_cycles", *power.sm_cycles);
     if (power.energy_j) r.metrics.emplace_back("energy_j", *power.energy_j);
     r.clocks.energy_absent = power.energy_absent;
     r.peak_memory_bytes = m.peak_memory_bytes;
@@ -321,6 +354,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     r.message = e.what();
   }
   if (!r.peak_memory_bytes) r.peak_memory_bytes = mem.peak();
+  sm_clock.reset();  // before a device reset invalidates its buffer
   if (r.state != status::ok) {
     r.metrics.clear();
     recover_device(opts.device);

@@ -154,3 +154,46 @@ TEST(CyclesEnergy, DefaultShortRepetitionsSayWhyEnergyIsAbsent) {
 
 }  // namespace
 }  // namespace cudabench
+
+namespace cudabench {
+namespace {
+
+// sm_cycles: the SMs' own cycle counters over each repetition (sm_clock_stamps.hpp). An fp32 SIMT
+// GEMM runs below the power cap, so its clock holds and NVML's point sample after the repetition is
+// the clock it ran at: the counted clock must agree with it. Printed beside it for every
+// repetition, with a tensor-core GEMM at the cap, where the two can part.
+TEST(CyclesEnergy, SmCyclesCountTheClockTheRepetitionRanAt) {
+  REQUIRE_GPU();
+  for (const char* dtype : {"fp32", "fp16"}) {
+    workload_spec spec;
+    spec.kind = "matmul";
+    spec.params = {{"dtype", dtype}, {"m", 8192}, {"n", 8192}, {"k", 8192}};
+    spec.id = fmt::format("matmul/dtype={}/m=8192/n=8192/k=8192", dtype);
+    runner_options opts;
+    opts.settings.repetitions = 5;
+    opts.settings.warmup = 1;
+    opts.settings.warmup_ms = 200;
+    opts.settings.min_time_ms = 25;
+    const std::atomic<bool> stop{false};
+    const workload_result r = run_workload(spec, find_factory("matmul"), opts, stop);
+    ASSERT_EQ(r.state, status::ok) << r.message;
+    const metric* t = r.find_metric("time_ms");
+    const metric* sc = r.find_metric("sm_cycles");
+    ASSERT_NE(sc, nullptr) << "the stamps paired no SM";
+    EXPECT_EQ(sc->unit, "Mcycles");
+    ASSERT_EQ(sc->samples.size(), 5u);
+    for (std::size_t i = 0; i < 5; ++i) {
+      const double counted_mhz = sc->samples[i] / t->samples[i] * 1e3;
+      const double nvml_mhz = r.clocks.sm_mhz.size() == 5 ? r.clocks.sm_mhz[i] : 0.0;
+      std::printf("%s 8192^3 rep %zu: %.4f ms/run, counted %.0f MHz, NVML after %.0f MHz\n", dtype, i, t->samples[i],
+                  counted_mhz, nvml_mhz);
+      EXPECT_GT(counted_mhz, 200.0);
+      EXPECT_LT(counted_mhz, 3500.0);
+      if (std::string(dtype) == "fp32" && nvml_mhz > 0 && !r.clocks.throttled)
+        EXPECT_NEAR(counted_mhz, nvml_mhz, 0.03 * nvml_mhz) << "an unthrottled clock, counted and sampled";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cudabench

@@ -136,3 +136,36 @@ TEST(EnergyMetrics, DerivedMetricsHaveTheirDirection) {
   EXPECT_FALSE(work_per_joule_metric("TFLOP/s/W", tflop, {}));
   EXPECT_FALSE(joules_per_work_metric("J/token", 128, {}));
 }
+
+TEST(EnergyMetrics, SmCyclesAreTimeTimesTheCountedClockAndNeedNoNvml) {
+  // The NVML point samples say 1500 / 1425 MHz; the SMs counted 1700 and 1600 MHz on average over
+  // the repetitions: sm_cycles pairs each time with its counted clock, cycles with NVML's.
+  auto a = rep(2.0, 500, 1500, 700000);
+  auto b = rep(2.2, 455, 1425, 690000);
+  a.counted_mhz = 1700;
+  b.counted_mhz = 1600;
+  const auto m = cycle_and_energy_metrics({a, b}, true, false);
+  ASSERT_TRUE(m.sm_cycles);
+  EXPECT_EQ(m.sm_cycles->unit, "Mcycles");
+  EXPECT_EQ(m.sm_cycles->direction, better::lower);
+  ASSERT_EQ(m.sm_cycles->samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.sm_cycles->samples[0], 3.4);
+  EXPECT_DOUBLE_EQ(m.sm_cycles->samples[1], 3.52);
+  ASSERT_TRUE(m.cycles);
+  EXPECT_DOUBLE_EQ(m.cycles->samples[0], 3.0);
+  // The counters are the GPU's own: without NVML sm_cycles stays, cycles and energy go.
+  const auto no_nvml = cycle_and_energy_metrics({a, b}, false, false);
+  ASSERT_TRUE(no_nvml.sm_cycles);
+  EXPECT_DOUBLE_EQ(no_nvml.sm_cycles->samples[1], 3.52);
+  EXPECT_FALSE(no_nvml.cycles);
+  EXPECT_FALSE(no_nvml.energy_j);
+}
+
+TEST(EnergyMetrics, ARepetitionWithoutACountedClockLeavesSmCyclesOut) {
+  auto a = rep(2.0, 500, 1500, 700000);
+  a.counted_mhz = 1700;
+  const auto b = rep(2.2, 455, 1425, 690000);  // the stamps paired no SM
+  const auto m = cycle_and_energy_metrics({a, b}, true, false);
+  EXPECT_FALSE(m.sm_cycles);
+  EXPECT_TRUE(m.cycles);
+}

@@ -38,9 +38,19 @@ std::string energy_problem(const std::vector<repetition_reading>& reps, bool col
 cycle_energy_metrics cycle_and_energy_metrics(const std::vector<repetition_reading>& reps, bool nvml_available,
                                               bool cold) {
   cycle_energy_metrics out;
-  if (!nvml_available || reps.empty()) return out;
+  if (reps.empty()) return out;
   for (const auto& r : reps)
     if (!(r.per_run_ms > 0) || r.runs < 1) throw std::invalid_argument("cycle_and_energy_metrics: empty repetition");
+
+  // Counted cycles likewise only when every repetition has its own counted clock.
+  bool counted = true;
+  for (const auto& r : reps) counted = counted && r.counted_mhz && *r.counted_mhz > 0;
+  if (counted) {
+    std::vector<double> mcycles;
+    for (const auto& r : reps) mcycles.push_back(r.per_run_ms * *r.counted_mhz / 1e3);
+    out.sm_cycles = make_metric("Mcycles", better::lower, std::move(mcycles));
+  }
+  if (!nvml_available) return out;
 
   // Cycles only when every repetition has its own clock reading: a sample must pair a repetition's
   // time with the clock of that repetition.
