@@ -7,6 +7,7 @@ verdict protocol). Several files (e.g. the A and B sides of an A/A `ab`) are poo
 their rounds come from fresh processes of the same binary.
 
   scripts/round_spread.py A.json [B.json ...] [--max-spread-pct 2 --filter 'llm_decode/*']
+  scripts/round_spread.py A.json B.json --metric time_ms,sm_cycles   (named metrics, not the headline)
 
 With --max-spread-pct it exits 1 when a filtered row's rounds spread wider than that.
 """
@@ -31,8 +32,10 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--filter", default="*", help="glob on workload ids (comma = or)")
     ap.add_argument("--max-spread-pct", type=float, default=None)
+    ap.add_argument("--metric", default=None, help="metrics, comma-separated (default: each headline)")
     a = ap.parse_args()
     pats = a.filter.split(",")
+    wanted = a.metric.split(",") if a.metric else None
     rows = {}
     for f in a.files:
         with open(f) as fh:
@@ -42,8 +45,10 @@ def main():
                 continue
             if not any(fnmatch.fnmatchcase(w["id"], p) for p in pats):
                 continue
-            name, m = next(iter(w["metrics"].items()))
-            rows.setdefault((w["id"], name), []).extend(round_medians(m))
+            names = wanted or [next(iter(w["metrics"]))]
+            for name in names:
+                if name in w["metrics"]:
+                    rows.setdefault((w["id"], name), []).extend(round_medians(w["metrics"][name]))
     worst = 0.0
     print(f"{'workload · metric':<78} {'rounds':>6} {'rel sd %':>8} {'spread %':>8}")
     for (wid, name), meds in rows.items():
