@@ -52,9 +52,10 @@ struct compare_cell {
   bool throttled = false;             // clocks.throttled or any throttle reason in this file's run
   std::optional<double> sm_mhz;       // median SM clock over the repetitions, when recorded
   std::optional<double> power_w;      // median board power over the repetitions, when recorded
-  // Medians of the workload's `cycles` (Mcycles per run) and `energy_j` (J per run) metrics, when
-  // it has them (energy_metrics.hpp): what the row's time would be without the clock, and its energy.
-  std::optional<double> cycles, energy_j;
+  // Medians of the workload's `cycles` (Mcycles per run, NVML's clock), `sm_cycles` (the SMs' own
+  // counters) and `energy_j` (J per run) metrics, when it has them (energy_metrics.hpp): what the
+  // row's time would be without the clock, and its energy.
+  std::optional<double> cycles, sm_cycles, energy_j;
   nlohmann::ordered_json tuning = nlohmann::ordered_json::object();  // the workload's tuning choices
 };
 
@@ -72,7 +73,9 @@ struct compare_change {
   std::optional<double> mde_pct;
   std::string note;  // why: "candidate: oom: ...", "baseline median is 0", ...
   // How the workload's median cycles and energy per run moved, in %, positive = fewer (the sign of
-  // change_pct for a lower-is-better metric); none unless both sides have them. A reading aid beside
+  // change_pct for a lower-is-better metric); none unless both sides have them. Cycles are
+  // `sm_cycles` where both sides have it (counted over the repetition), else `cycles` (NVML's
+  // clock sampled after it). A reading aid beside
   // the verdict, which stays the headline metric's: cycles that stay put while the time moved say
   // the clock moved, not the code.
   std::optional<double> cycles_change_pct, energy_change_pct;

@@ -152,3 +152,52 @@ TEST(CompareCycles, JsonOfOldFilesHasNullChanges) {
   EXPECT_TRUE(change["energy_change_pct"].is_null());
   EXPECT_FALSE(j["rows"][0]["values"][0].contains("cycles"));
 }
+
+TEST(CompareCycles, CountedSmCyclesAreUsedWhereBothFilesHaveThem) {
+  // 10% slower at the cap. NVML's point samples after the repetitions say 8% more cycles; the SMs'
+  // counters say the same 2.0 Mcycles per run: the counted ones are the reading aid, and the
+  // clock, not the code, moved.
+  auto a = gemm(1.0, 3.0, 1.4);
+  auto b = gemm(1.1, 3.24, 1.47);
+  const std::size_t n = a.metrics[0].second.samples.size();
+  a.metrics.emplace_back("sm_cycles", make_metric("Mcycles", better::lower, std::vector<double>(n, 2.0)));
+  b.metrics.emplace_back("sm_cycles", make_metric("Mcycles", better::lower, std::vector<double>(n, 2.0)));
+  const auto c = compare2(a, b);
+  const auto& ch = c.rows.at(0).changes.at(0);
+  EXPECT_EQ(ch.outcome, verdict::regressed);
+  ASSERT_TRUE(ch.cycles_change_pct);
+  EXPECT_DOUBLE_EQ(*ch.cycles_change_pct, 0.0);
+  EXPECT_EQ(ch.note, "clock: cycles unchanged");
+  EXPECT_TRUE(has(render("markdown", c), "sm_cycles where both files have it"));
+
+  // Only one file has them (an older baseline): NVML's cycles on both sides, never a mix.
+  auto old_base = gemm(1.0, 3.0, 1.4);
+  const auto mixed = compare2(old_base, b);
+  const auto& mch = mixed.rows.at(0).changes.at(0);
+  ASSERT_TRUE(mch.cycles_change_pct);
+  EXPECT_NEAR(*mch.cycles_change_pct, -8.0, 1e-9);
+  EXPECT_EQ(mch.note, "");
+}
+
+TEST(CompareCycles, AnSmCyclesRowGetsNoClockNote) {
+  // Judging sm_cycles itself (compare --metric sm_cycles): a cycles row never says "clock: cycles
+  // unchanged" about itself.
+  auto a = gemm(1.0, 3.0, 1.4);
+  auto b = gemm(1.1, 3.0, 1.47);
+  const std::size_t n = a.metrics[0].second.samples.size();
+  std::vector<double> base_cycles, cand_cycles;
+  for (double t : a.metrics[0].second.samples) base_cycles.push_back(2.0 * t);
+  for (double t : b.metrics[0].second.samples) cand_cycles.push_back(2.0 * t);
+  a.metrics.emplace_back("sm_cycles", make_metric("Mcycles", better::lower, base_cycles));
+  b.metrics.emplace_back("sm_cycles", make_metric("Mcycles", better::lower, cand_cycles));
+  a.metrics.back().second.rounds = a.metrics[0].second.rounds;
+  b.metrics.back().second.rounds = b.metrics[0].second.rounds;
+  ASSERT_EQ(a.metrics.back().second.samples.size(), n);
+  compare_options o;
+  o.metrics = {"sm_cycles"};
+  const auto c = compare_results({test::session_file("A", {a}), test::session_file("B", {b})}, {"a.json", "b.json"}, o);
+  const auto& ch = c.rows.at(0).changes.at(0);
+  EXPECT_EQ(c.rows.at(0).metric, "sm_cycles");
+  EXPECT_EQ(ch.outcome, verdict::regressed);
+  EXPECT_EQ(ch.note, "");
+}

@@ -149,6 +149,7 @@ matched_rows match_rows(const std::vector<result_file>& files, const std::vector
           c.sm_mhz = median_of(w->clocks.sm_mhz);
           c.power_w = median_of(w->clocks.power_w);
           if (const metric* cy = w->find_metric("cycles")) c.cycles = median_of(cy->samples);
+          if (const metric* sc = w->find_metric("sm_cycles")) c.sm_cycles = median_of(sc->samples);
           if (const metric* e = w->find_metric("energy_j")) c.energy_j = median_of(e->samples);
           c.tuning = w->tuning;
           if (w->state != status::ok) {

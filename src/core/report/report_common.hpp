@@ -35,7 +35,8 @@ std::string format_fewer(std::optional<double> pct);
 // "cycles +1.4%, energy -3.0%" for one candidate's row, "" when neither was measured on both sides.
 std::string cycles_energy_text(const compare_change& ch);
 inline constexpr const char* cycles_energy_legend =
-    "cycles, energy: change of the medians per run, positive = fewer (NVML; docs/statistics.md)";
+    "cycles, energy: change of the medians per run, positive = fewer (cycles: sm_cycles where both files have it, "
+    "else NVML's; docs/statistics.md)";
 // "alpha 0.05, threshold 2%"
 std::string settings_text(const comparison& c);
 bool any_throttled(const comparison& c);
