@@ -260,9 +260,10 @@ void add_cycles_and_energy(const compare_row& row, const compare_cell& base, con
   if (ch.energy_change_pct)
     ch.context += (ch.context.empty() ? "" : ", ") + fewer_text("energy", *ch.energy_change_pct);
   const unit_class u = classify_unit(row.unit);
+  // Only a time or a rate gets the note: a row of cycles themselves (Mcycles, an energy-class unit)
+  // never speaks about its own clock.
   const bool timed = u == unit_class::time || u == unit_class::rate;
-  const bool is_cycles = row.metric == "cycles" || row.metric == "sm_cycles";
-  if (timed && !is_cycles && ch.cycles_change_pct && std::abs(*ch.cycles_change_pct) < threshold_pct) {
+  if (timed && ch.cycles_change_pct && std::abs(*ch.cycles_change_pct) < threshold_pct) {
     // In the note (JSON, CSV, HTML) and the context line the text reports print for changed rows.
     ch.note += (ch.note.empty() ? "" : "; ") + std::string(clock_not_code_note);
     ch.context += (ch.context.empty() ? "" : "; ") + std::string(clock_not_code_note);

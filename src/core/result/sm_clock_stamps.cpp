@@ -1,8 +1,9 @@
 // See sm_clock_stamps.hpp.
 #include "cudabench/sm_clock_stamps.hpp"
 
-#include <algorithm>
 #include <map>
+
+#include "cudabench/stats.hpp"
 
 namespace cudabench {
 
@@ -25,9 +26,7 @@ std::optional<double> average_sm_clock_mhz(const std::vector<sm_stamp>& before, 
   if (mhz_by_sm.empty()) return std::nullopt;
   std::vector<double> v;
   for (const auto& [sm, mhz] : mhz_by_sm) v.push_back(mhz);
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return median(std::move(v));
 }
 
 }  // namespace cudabench
