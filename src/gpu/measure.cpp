@@ -172,7 +172,9 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
 
     if (auto it = opts.tuning_from.find(spec.id); it != opts.tuning_from.end()) ctx.forced_tuning = &it->second;
     std::unique_ptr<workload> w = (*make)(spec);
+    ctx.sm_clock = sm_clock.get();
     w->setup(ctx);
+    ctx.sm_clock = nullptr;  // lent to setup's tuners only: the timed repetitions use it through with_probe
     r.tuning = w->tuning();
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     mem.sample();
