@@ -138,10 +138,11 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     return r;
   }
 
-  // Built before the footprint is watched: its few KiB are the harness's, not the workload's. A
-  // probe that cannot be built, or whose stamps fail, only costs the `sm_cycles` metric: it is
-  // dropped and the workload goes on (an error that sticks to the context fails the workload's own
-  // next call anyway).
+  // Built before the footprint is watched: its few KiB are the harness's, not the workload's. It
+  // stamps the timed repetitions (`sm_cycles`; not with --cold) and is lent to setup, where the
+  // matmul tuner ranks its candidates by the cycles it counts (--cold too). A probe that cannot be
+  // built, or whose stamps fail, only costs those: it is dropped and the workload goes on (an
+  // error that sticks to the context fails the workload's own next call anyway).
   std::unique_ptr<sm_clock_probe> sm_clock;
   auto with_probe = [&sm_clock](auto&& step) {
     if (!sm_clock) return;
