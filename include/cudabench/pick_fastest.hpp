@@ -15,15 +15,6 @@
 // fresh processes: Llama-2-7B 2048 -> 2304 decode took a 2.5% slower attention split in 3 of 10
 // processes at 3% (round spread 2.6%) and in none of 10 at 0.5% (0.04-0.08%); tf32 1024^3 spread
 // 5.7-8.5% at 3% and 2.2-5.8% at 0.5%; fp16 and bf16 1024^3 about the same under both (1.7-3.2%).
-//
-// Why a contest may rank by SM cycles (pick_cheapest): at the power cap the SM clock wanders within
-// and between a contest's passes (1385-1505 MHz within one fp16 8192^3 repetition on an H100), so
-// a candidate's time carries the clock it happened to meet. Its cycles (time x the SMs' own counted
-// clock over the same replays, sm_clock_stamps.hpp) are what the code controls: measured on an H100
-// (2026-12-07), processes of one binary picked fp16 4096^3 tiles 0.273 and 0.282 Mcycles apart and
-// bf16 8192^3 tiles 2.09 and 2.22 Mcycles, by time. Below the cap the clock is steady, so cycles
-// rank exactly as time does. Compute-bound contests (the matmul kind's cuBLASLt candidates) use it;
-// memory-bound ones (decode GEMVs) keep time, which their speed does not owe to the SM clock.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -42,21 +33,5 @@ double tuner_tie_margin();
 // Non-finite or negative times mark candidates that could not run; they are never chosen.
 // Throws std::invalid_argument when no candidate has a usable time.
 std::size_t pick_fastest(const std::vector<double>& ms, double margin = tuner_tie_margin());
-
-// One contest's measurements, per candidate, each its best pass: GPU ms per call (infinity: it
-// could not run), and the SM kilocycles per call counted over the same replays (NaN where the
-// SMs' clock was not counted; empty when the contest counted none).
-struct contest_costs {
-  std::vector<double> ms;
-  std::vector<double> kcycles;
-};
-
-// Whether the contest ranks by cycles: every candidate that ran was counted (a contest that mixed
-// cycles with times would compare unlike things, so one uncounted candidate means time for all).
-bool ranks_by_cycles(const contest_costs& c);
-
-// pick_fastest's rule on the cycles when ranks_by_cycles, else on the times. Throws
-// std::invalid_argument when no candidate ran, or when kcycles is neither empty nor one per ms.
-std::size_t pick_cheapest(const contest_costs& c, double margin = tuner_tie_margin());
 
 }  // namespace cudabench

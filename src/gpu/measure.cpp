@@ -138,11 +138,10 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
     return r;
   }
 
-  // Built before the footprint is watched: its few KiB are the harness's, not the workload's. It
-  // stamps the timed repetitions (`sm_cycles`; not with --cold) and is lent to setup, where the
-  // matmul tuner ranks its candidates by the cycles it counts (--cold too). A probe that cannot be
-  // built, or whose stamps fail, only costs those: it is dropped and the workload goes on (an
-  // error that sticks to the context fails the workload's own next call anyway).
+  // Built before the footprint is watched: its few KiB are the harness's, not the workload's. A
+  // probe that cannot be built, or whose stamps fail, only costs the `sm_cycles` metric: it is
+  // dropped and the workload goes on (an error that sticks to the context fails the workload's own
+  // next call anyway).
   std::unique_ptr<sm_clock_probe> sm_clock;
   auto with_probe = [&sm_clock](auto&& step) {
     if (!sm_clock) return;
@@ -173,9 +172,7 @@ workload_result run_workload(const workload_spec& spec, const workload_factory* 
 
     if (auto it = opts.tuning_from.find(spec.id); it != opts.tuning_from.end()) ctx.forced_tuning = &it->second;
     std::unique_ptr<workload> w = (*make)(spec);
-    ctx.sm_clock = sm_clock.get();
     w->setup(ctx);
-    ctx.sm_clock = nullptr;  // lent to setup's tuners only: the timed repetitions use it through with_probe
     r.tuning = w->tuning();
     CUDABENCH_CHECK_CUDA(cudaStreamSynchronize(ctx.stream));
     mem.sample();

@@ -10,7 +10,6 @@
 
 #include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/gpu/graph_batch.hpp"
-#include "cudabench/gpu/sm_clock_probe.hpp"
 #include "cudabench/gpu/timing.hpp"
 
 namespace cudabench {
@@ -43,34 +42,18 @@ tuner_timer::tuner_timer(cudaStream_t stream, std::function<void()> enqueue)
   calls_per_replay_ = batch.calls;
 }
 
-double tuner_timer::per_call_ms(double min_ms) { return timed_per_call_ms(min_ms, nullptr); }
-
-tuner_timer::sample tuner_timer::measure(double min_ms, sm_clock_probe& probe) {
-  sample s;
-  s.ms = timed_per_call_ms(min_ms, &probe);
-  s.mhz = probe.average_mhz(stream_);
-  return s;
-}
-
-double tuner_timer::timed_per_call_ms(double min_ms, sm_clock_probe* probe) {
+double tuner_timer::per_call_ms(double min_ms) {
+  double ms = 0;
   long calls = 0;
-  std::function<void()> one;
   if (graph_) {
-    calls = at_least(min_ms, one_call_ms_ * static_cast<double>(calls_per_replay_), kMaxReplays);
-    one = [this] { graph_.launch(stream_); };
+    const long replays = at_least(min_ms, one_call_ms_ * static_cast<double>(calls_per_replay_), kMaxReplays);
+    ms = time_enqueued_ms(stream_, static_cast<int>(replays), [this] { graph_.launch(stream_); });
+    calls = replays * calls_per_replay_;
   } else {
     calls = at_least(min_ms, one_call_ms_, kMaxReplays);
-    one = enqueue_;
+    ms = time_enqueued_ms(stream_, static_cast<int>(calls), enqueue_);
   }
-  cuda_event start, stop;
-  if (probe) probe->begin(stream_);  // outside the events: counted, not timed
-  start.record(stream_);
-  for (long i = 0; i < calls; ++i) one();
-  stop.record(stream_);
-  if (probe) probe->end(stream_);
-  CUDABENCH_CHECK_CUDA(cudaEventSynchronize(stop.get()));
-  if (graph_) calls *= calls_per_replay_;
-  const double per_call = static_cast<double>(stop.since(start)) / static_cast<double>(calls);
+  const double per_call = ms / static_cast<double>(calls);
   one_call_ms_ = per_call;  // the next measurement is sized from what the GPU really took
   return per_call;
 }
@@ -78,40 +61,14 @@ double tuner_timer::timed_per_call_ms(double min_ms, sm_clock_probe* probe) {
 std::vector<double> time_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms,
                                     const std::function<void(std::size_t)>& enqueue,
                                     const std::function<bool(std::size_t)>& runs) {
-  return count_candidates(stream, count, passes, min_ms, nullptr, enqueue, runs).ms;
-}
-
-contest_costs count_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms, sm_clock_probe* probe,
-                               const std::function<void(std::size_t)>& enqueue,
-                               const std::function<bool(std::size_t)>& runs) {
   std::vector<std::unique_ptr<tuner_timer>> timers(count);
   for (std::size_t i = 0; i < count; ++i)
     if (!runs || runs(i)) timers[i] = std::make_unique<tuner_timer>(stream, [&enqueue, i] { enqueue(i); });
-  contest_costs c;
-  c.ms.assign(count, std::numeric_limits<double>::infinity());
-  if (probe) c.kcycles.assign(count, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> ms(count, std::numeric_limits<double>::infinity());
   for (int pass = 0; pass < passes; ++pass)
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!timers[i]) continue;
-      if (!c.kcycles.empty()) {
-        try {
-          const tuner_timer::sample s = timers[i]->measure(min_ms, *probe);
-          c.ms[i] = std::min(c.ms[i], s.ms);
-          // ms x MHz = kilocycles. A measurement whose stamps paired no SM adds no count; a
-          // candidate with none at all keeps its NaN, and the contest is then ranked by time.
-          if (s.mhz) c.kcycles[i] = std::fmin(c.kcycles[i], s.ms * *s.mhz);
-          continue;
-        } catch (const std::exception&) {
-          // The probe failed (its stamp kernel or copy): the contest goes on by time alone, this
-          // pass re-timed without it. A failure of the candidate itself is sticky, so it throws
-          // again below.
-          (void)cudaGetLastError();
-          c.kcycles.clear();
-        }
-      }
-      c.ms[i] = std::min(c.ms[i], timers[i]->per_call_ms(min_ms));
-    }
-  return c;
+    for (std::size_t i = 0; i < count; ++i)
+      if (timers[i]) ms[i] = std::min(ms[i], timers[i]->per_call_ms(min_ms));
+  return ms;
 }
 
 }  // namespace cudabench

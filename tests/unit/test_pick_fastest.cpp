@@ -1,7 +1,6 @@
 // The rule every setup tuner chooses by (pick_fastest.hpp): the earliest candidate within the tie
 // margin of the fastest, candidates that could not run never chosen, and the margin's override
-// CUDABENCH_TUNER_TIE_MARGIN validated with a message that names it; and pick_cheapest, which
-// ranks a contest by counted SM cycles only when every candidate that ran was counted.
+// CUDABENCH_TUNER_TIE_MARGIN validated with a message that names it.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -97,36 +96,6 @@ TEST(PickFastest, ABadMarginIsAnErrorThatNamesTheVariable) {
       EXPECT_NE(msg.find("not a fraction from 0 to 0.5"), std::string::npos) << msg;
     }
   }
-}
-
-// The case the cycles ranking exists for (pick_fastest.hpp): at the power cap candidate 1 met a
-// lower clock than candidate 0, so its time is 4% worse though it costs 3% fewer cycles.
-TEST(PickCheapest, RanksByCyclesWhenEveryCandidateThatRanWasCounted) {
-  const contest_costs capped{{1.000, 1.040, kInf}, {1500.0, 1455.0, kNaN}};  // 2 never ran: its NaN is no gap
-  EXPECT_TRUE(ranks_by_cycles(capped));
-  EXPECT_EQ(pick_cheapest(capped, 0.005), 1u);
-  EXPECT_EQ(pick_fastest(capped.ms, 0.005), 0u);  // by time the clock would have chosen
-  // The tie margin applies to cycles as to time: 0.4% fewer cycles is a tie, the earlier kept.
-  EXPECT_EQ(pick_cheapest({{1.0, 1.0}, {1000.0, 996.0}}, 0.005), 0u);
-  EXPECT_EQ(pick_cheapest({{1.0, 1.0}, {1000.0, 994.0}}, 0.005), 1u);
-}
-
-TEST(PickCheapest, FallsBackToTimeWhenAnyCandidateThatRanWasNotCounted) {
-  // Candidate 0 ran but its clock was not counted: comparing its time with the others' cycles would
-  // mix units, so the whole contest is by time.
-  const contest_costs gap{{1.000, 1.040}, {kNaN, 1455.0}};
-  EXPECT_FALSE(ranks_by_cycles(gap));
-  EXPECT_EQ(pick_cheapest(gap, 0.005), 0u);
-  EXPECT_FALSE(ranks_by_cycles({{1.0, 1.04}, {1500.0, 0.0}}));  // a zero count is no count
-  const contest_costs none{{1.030, 1.000}, {}};                 // no probe at all
-  EXPECT_FALSE(ranks_by_cycles(none));
-  EXPECT_EQ(pick_cheapest(none, 0.005), 1u);
-  EXPECT_FALSE(ranks_by_cycles({{kInf, kNaN}, {1.0, 2.0}}));  // nothing ran
-  EXPECT_THROW(pick_cheapest({{kInf, kNaN}, {1.0, 2.0}}, 0.005), std::invalid_argument);
-}
-
-TEST(PickCheapest, CyclesOfTheWrongLengthAreRefused) {
-  EXPECT_THROW(pick_cheapest({{1.0, 1.1}, {1000.0}}, 0.005), std::invalid_argument);
 }
 
 }  // namespace

@@ -10,17 +10,13 @@
 #pragma once
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "cudabench/gpu/cuda_handles.hpp"
-#include "cudabench/pick_fastest.hpp"
 
 namespace cudabench {
-
-class sm_clock_probe;
 
 class tuner_timer {
  public:
@@ -33,14 +29,6 @@ class tuner_timer {
   // One measurement: GPU ms per call, averaged over replays lasting at least `min_ms`.
   double per_call_ms(double min_ms = 2.0);
 
-  // The same measurement with the SMs' average clock over those replays counted by `probe` (its
-  // stamps go just outside the events); mhz is empty when the stamps paired no SM.
-  struct sample {
-    double ms = 0;
-    std::optional<double> mhz;
-  };
-  sample measure(double min_ms, sm_clock_probe& probe);
-
   bool captured() const { return static_cast<bool>(graph_); }
   long calls_per_replay() const { return calls_per_replay_; }
 
@@ -50,8 +38,6 @@ class tuner_timer {
   graph_exec graph_;
   long calls_per_replay_ = 1;
   double one_call_ms_ = 0;  // from one launched call: sizes the graph and the first measurement
-
-  double timed_per_call_ms(double min_ms, sm_clock_probe* probe);
 };
 
 // The setup-time tuners' contest (cuBLASLt candidates of the matmul kind and of llm_decode's
@@ -63,13 +49,5 @@ class tuner_timer {
 std::vector<double> time_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms,
                                     const std::function<void(std::size_t)>& enqueue,
                                     const std::function<bool(std::size_t)>& runs = {});
-
-// The same contest with each measurement's SM cycles counted by `probe` as well (for a
-// compute-bound contest, which pick_cheapest then ranks by cycles: pick_fastest.hpp says why).
-// kcycles is each candidate's fewest per call over its passes; without a probe, or once the
-// probe fails (the contest then goes on by time), it is empty.
-contest_costs count_candidates(cudaStream_t stream, std::size_t count, int passes, double min_ms, sm_clock_probe* probe,
-                               const std::function<void(std::size_t)>& enqueue,
-                               const std::function<bool(std::size_t)>& runs = {});
 
 }  // namespace cudabench

@@ -20,8 +20,6 @@
 
 namespace cudabench {
 
-class sm_clock_probe;
-
 struct run_context {
   cudaStream_t stream = nullptr;  // the one stream all timed work goes on
   int device = 0;
@@ -31,10 +29,6 @@ struct run_context {
   // workload's `tuning` object from that file); null: tune as usual. A workload that cannot honour
   // a choice (not among this build's candidates) throws input_error naming it.
   const nlohmann::ordered_json* forced_tuning = nullptr;
-  // The harness's SM clock probe (sm_clock_probe.hpp), lent to setup only, for tuners that rank
-  // compute-bound candidates by counted cycles (pick_fastest.hpp); null when there is none (they
-  // then rank by time) and after setup.
-  sm_clock_probe* sm_clock = nullptr;
 };
 
 // Thrown by workload::metrics() when a check it can only make once the timed repetitions have run

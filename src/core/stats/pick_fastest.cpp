@@ -35,25 +35,4 @@ std::size_t pick_fastest(const std::vector<double>& ms, double margin) {
   return 0;  // unreachable: the fastest itself qualifies
 }
 
-bool ranks_by_cycles(const contest_costs& c) {
-  if (c.kcycles.size() != c.ms.size()) return false;
-  bool any = false;
-  for (std::size_t i = 0; i < c.ms.size(); ++i) {
-    if (!(std::isfinite(c.ms[i]) && c.ms[i] >= 0)) continue;  // did not run: not part of the ranking
-    if (!(std::isfinite(c.kcycles[i]) && c.kcycles[i] > 0)) return false;
-    any = true;
-  }
-  return any;
-}
-
-std::size_t pick_cheapest(const contest_costs& c, double margin) {
-  if (!c.kcycles.empty() && c.kcycles.size() != c.ms.size())
-    throw std::invalid_argument("pick_cheapest: kcycles must be empty or one per candidate");
-  if (!ranks_by_cycles(c)) return pick_fastest(c.ms, margin);
-  std::vector<double> cost(c.ms.size(), std::numeric_limits<double>::infinity());
-  for (std::size_t i = 0; i < c.ms.size(); ++i)
-    if (std::isfinite(c.ms[i]) && c.ms[i] >= 0) cost[i] = c.kcycles[i];
-  return pick_fastest(cost, margin);
-}
-
 }  // namespace cudabench

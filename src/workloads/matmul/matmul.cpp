@@ -189,27 +189,21 @@ void matmul_workload::setup(run_context& ctx) {
       // clock ramp or a one-off stall then hits every candidate alike.
       const double measure_ms = std::max(2.0, 3.0 * one_run_ms);
       const int passes = measure_ms < 5.0 ? 5 : 3;
-      // Counted in SM cycles too, and ranked by them (pick_fastest.hpp): a large GEMM runs at the
-      // power cap, where its time carries whatever clock the pass met.
-      const contest_costs per_run = count_candidates(
-          ctx.stream, candidates.size(), passes, measure_ms, ctx.sm_clock,
+      const std::vector<double> per_run = time_candidates(
+          ctx.stream, candidates.size(), passes, measure_ms,
           [&](std::size_t i) { CUDABENCH_CHECK_CUBLAS(launch(candidates[i])); },
           [&](std::size_t i) { return launch(candidates[i]) == CUBLAS_STATUS_SUCCESS; });  // else skipped
       std::size_t best = 0;
       try {
-        best = pick_cheapest(per_run);  // the heuristic's order wins ties (pick_fastest.hpp)
+        best = pick_fastest(per_run);  // the heuristic's order wins ties (pick_fastest.hpp)
       } catch (const std::invalid_argument&) {
         throw cuda_error(
             fmt::format("cuBLASLt: none of the {} {} candidates ran", candidates.size(), dtype_name(dtype_)));
       }
       plan_->gemm.use(candidates[best]);
       plan_->candidate = static_cast<int>(best);
-      plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms", best,
-                                  candidates.size(), per_run.ms[best], per_run.ms[0]);
-      if (ranks_by_cycles(per_run))
-        plan_->choice +=
-            fmt::format("; ranked by SM cycles, {:.1f} vs {:.1f} kcycles", per_run.kcycles[best], per_run.kcycles[0]);
-      plan_->choice += ")";
+      plan_->choice = fmt::format("candidate {} of {} timed at setup ({:.4f} ms vs heuristic's first {:.4f} ms)", best,
+                                  candidates.size(), per_run[best], per_run[0]);
     }
   }
   plan_->choice += fmt::format(", split-k {}, reduction scheme {}",
