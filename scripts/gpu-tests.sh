@@ -329,8 +329,10 @@ run_baseline() {  # the same suite on the code before a no-change refactor and a
   local tar=${BASELINE_TAR:-} suite=${BASELINE_SUITE:-quick} src=$root/build-baseline/src
   [[ -f $tar ]] || { echo "baseline: BASELINE_TAR is not a file: '${tar}'"; return 1; }
   rm -rf "$root/build-baseline" && mkdir -p "$src" && tar -xf "$tar" -C "$src" || return 1
-  # The tarball has no .git: the baseline's commit is baked into its results from here.
-  CUDABENCH_GIT_COMMIT=${BASELINE_COMMIT:-baseline} "$src/scripts/bootstrap.sh" --arch 90 --no-install \
+  # The tarball has no .git: the baseline's commit is baked into its results from here. The ceiling
+  # stops git from finding this checkout's .git above it, which would stamp this build's commit.
+  GIT_CEILING_DIRECTORIES=$root/build-baseline CUDABENCH_GIT_COMMIT=${BASELINE_COMMIT:-baseline} \
+    "$src/scripts/bootstrap.sh" --arch 90 --no-install \
     --build-dir "$root/build-baseline/build" > "$results/baseline-build.log" 2>&1 \
     || { tail -20 "$results/baseline-build.log"; return 1; }
   local extra=()
