@@ -20,7 +20,8 @@
 #     aa     A/A of this build against itself: `cudabench ab` on $AA_SUITE (default full) with the
 #            default rounds ($AA_ROUNDS overrides: 3 fit the full suite in one 10-minute call on the H200;
 #            on an H100, after a build, they did not);
-#            must give 0 improved / 0 regressed; prints the between-round spread. $AA_DIR (default
+#            must give 0 improved / 0 regressed; prints the between-round spread and the matmul rows
+#            judged on sm_cycles (aa-SUITE-sm_cycles.md, beside the time verdicts). $AA_DIR (default
 #            aa-SUITE under the results) is ab's directory; AA_RESUME=1 continues the ab already in
 #            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next
 #     sens   sensitivity: planted slowdowns of a few percent (memset writing $SENS_MEMSET_PCT% of its
@@ -160,6 +161,10 @@ run_aa() {  # the same build twice, interleaved rounds in fresh processes: no ro
   "$bin" ab "$bin" "$bin" --suite "$suite" ${AA_ROUNDS:+--rounds "$AA_ROUNDS"} --labels "A,A again" \
     -o "$dir" ${AA_RESUME:+--resume} --format markdown || return 1
   echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, ${AA_ROUNDS:-default} rounds)"
+  # The GEMMs at the power cap judged on the cycles the SMs counted too (their mde on time carries
+  # the clock): the same A/A, matmul rows, metric sm_cycles.
+  "$bin" compare "$dir/A.json" "$dir/B.json" --metric sm_cycles --filter 'matmul/*' --format markdown \
+    -o "$results/aa-$suite-sm_cycles.md" && grep -E 'improved, |minimum detectable' "$results/aa-$suite-sm_cycles.md"
   $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" | tee "$results/aa-$suite-spread.txt"
   $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" --filter 'llm_decode/*' \
     --max-spread-pct 2 || echo "aa: llm_decode rounds spread beyond 2% (see above)"
