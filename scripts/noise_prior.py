@@ -124,6 +124,16 @@ SESSIONS = [
      ["results/h100/verdicts/session2-cde2881/full-3rounds.json", "results/h100/verdicts/sens-cde2881/A.json"]),
     ("2026-12-06 23:45 H100 verdicts/full-3rounds-ecbe66b (one machine start) + sens-ecbe66b (baseline side)",
      ["results/h100/verdicts/full-3rounds-ecbe66b/full-3rounds.json", "results/h100/verdicts/sens-ecbe66b/A.json"]),
+    # Matmul-only sessions: an A/A of 2767cfb (the build that added sm_cycles, so these are the first
+    # sessions with it), and the old tuner's side of the tuner-by-cycles ab (41de522, the main line;
+    # the new tuner's side, reverted, is left out).
+    ("2026-12-07 03:04 H100 verdicts/sm-cycles-2767cfb (A/A, matmul)",
+     ["results/h100/verdicts/sm-cycles-2767cfb/A.json", "results/h100/verdicts/sm-cycles-2767cfb/B.json"]),
+    ("2026-12-07 07:17 H100 verdicts/tuner-cycles-daeabbb (baseline side, 41de522, matmul)",
+     ["results/h100/verdicts/tuner-cycles-daeabbb/A.json"]),
+    ("2026-12-07 09:18 H100 verdicts/aa-full-5rounds-cecdd92 (A/A) + sens-cecdd92 (baseline side)",
+     ["results/h100/verdicts/aa-full-5rounds-cecdd92/A.json", "results/h100/verdicts/aa-full-5rounds-cecdd92/B.json",
+      "results/h100/verdicts/sens-cecdd92/A.json"]),
 ]
 
 

@@ -135,7 +135,7 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   EXPECT_DOUBLE_EQ(n.round_sd, 0.0004448);
   EXPECT_DOUBLE_EQ(n.round_df, 28);
   // The H100's Llama-2-7B 2048 rows: the 0.5% tie margin (a new level) took their rounds' spread
-  // from 1.09% to 0.06%, and the F test in scripts/noise_prior.py saw it: the latest level alone.
+  // from 1.09% to 0.05%, and the F test in scripts/noise_prior.py saw it: the latest level alone.
   const std::string llama_2048 =
       "llm_decode/model=llama-2-7b/weights=random/dtype=fp16/prompt_tokens=2048/max_length=2304/batch=1";
   const measured_noise* m = noise_prior::committed().find("NVIDIA H100 80GB HBM3", llama_2048, "decode_tokens_per_s");
@@ -144,8 +144,8 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   n = row_noise(default_noise_evidence(), "NVIDIA H100 80GB HBM3", llama_2048, "llm_decode", "decode_tokens_per_s",
                 no_params);
   EXPECT_EQ(n.round_source, "committed, latest level");
-  EXPECT_DOUBLE_EQ(n.round_sd, 0.0006046);
-  EXPECT_DOUBLE_EQ(n.round_df, 19);
+  EXPECT_DOUBLE_EQ(n.round_sd, 0.0005075);
+  EXPECT_DOUBLE_EQ(n.round_df, 28);
   EXPECT_FALSE(noise_prior::committed().find("NVIDIA H200", llama, "decode_tokens_per_s")->round_latest_level);
   // Another GPU model: nothing measured, the kind's table, session sd taken as known (df 0).
   n = row_noise(default_noise_evidence(), "NVIDIA A100", llama, "llm_decode", "decode_tokens_per_s", no_params);
