@@ -23,6 +23,7 @@ of the main line that did not intend to change the row are used; where a session
 builds, only the baseline side (or an A/A pair) is taken, so a real change is never noise here.
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -268,12 +269,21 @@ def generate():
         "noise_prior_version": 1,
         "generated_by": "scripts/noise_prior.py (do not edit: regenerate)",
         "scale": "sd of natural log of per-round medians (relative sd)",
-        "sessions": [{"label": label, "files": files, "excluded_ids": list(rest[0]) if rest else [],
+        "sessions": [{"label": label, "files": files, "file_sha256": [file_sha256(f) for f in files],
+                      "excluded_ids": list(rest[0]) if rest else [],
                       "new_level_ids": list(rest[1]) if len(rest) > 1 else []}
                      for label, files, *rest in SESSIONS],
         "rows": out_rows,
     }
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def file_sha256(path):
+    """SHA-256 of a result file's bytes, as `cudabench history add` stores it (content_sha256): a
+    history run that is one of these files is a session the prior already counts, so compare
+    --history leaves it out (docs/statistics.md)."""
+    with open(os.path.join(ROOT, path), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def self_test():

@@ -8,6 +8,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -40,17 +41,25 @@ class noise_prior {
   static noise_prior parse(std::string_view json, const std::string& source);
   // configs/noise_prior.json as built into this binary.
   static const noise_prior& committed();
-  // Session noise of every (GPU, workload, metric) with an ok, positive value in >= 2 runs.
+  // Session noise of every (GPU, workload, metric) with an ok, positive value in >= 2 runs. A run
+  // whose file `counted` was measured from (same content SHA-256) is left out: its session is in
+  // `counted` already, and pooling the two would count it twice (more df than evidence).
   static noise_prior from_history(const std::vector<history_run>& runs, const std::vector<history_point>& points,
-                                  const std::string& source);
+                                  const std::string& source, const noise_prior* counted = nullptr);
 
   const measured_noise* find(const std::string& gpu, const std::string& id, const std::string& metric) const;
   const std::vector<measured_noise>& rows() const { return rows_; }
   const std::string& source() const { return source_; }
+  // Whether a result file with this content SHA-256 (hex) is one the prior was measured from.
+  bool counts_file(const std::string& sha256) const { return files_.count(sha256) > 0; }
+  // from_history: the history's runs left out because `counted` already holds their file.
+  int runs_already_counted() const { return runs_already_counted_; }
 
  private:
   void index();
   std::string source_;
+  std::set<std::string> files_;
+  int runs_already_counted_ = 0;
   std::vector<measured_noise> rows_;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> by_key_;
 };

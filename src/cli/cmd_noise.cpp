@@ -174,7 +174,12 @@ int run_noise(const noise_args& a) {
       "\n{} row{}: {}. sd of log per-round medians in %; session = between machine starts (df: its degrees of "
       "freedom, 'known' for the fallback table), within = between rounds of one session. Committed prior: {}{}.{}\n",
       lines.size(), lines.size() == 1 ? "" : "s", summary.empty() ? "none" : summary, ev.committed->source(),
-      history ? ", history: " + history->source() : "",
+      history ? ", history: " + history->source() +
+                    (history->runs_already_counted()
+                         ? fmt::format(" ({} of its runs left out: files the committed prior was measured from)",
+                                       history->runs_already_counted())
+                         : "")
+              : "",
       pooled
           ? fmt::format(" Within-session noise of {} row{} that no measurement knows: pooled from this file's rounds "
                         "(empirical Bayes per kind, as compare does).",

@@ -7,7 +7,9 @@ namespace cudabench::cli {
 
 noise_prior read_history_noise(const std::string& db) {
   const history_store store(db, false);
-  return noise_prior::from_history(store.runs(), store.points(), db);
+  // Runs that are files of the committed prior (results/ added to a history) are sessions it counts
+  // already; compare pools the two, so they are left out here.
+  return noise_prior::from_history(store.runs(), store.points(), db, &noise_prior::committed());
 }
 
 }  // namespace cudabench::cli

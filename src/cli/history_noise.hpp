@@ -1,5 +1,6 @@
 // The session noise a run-history database measured (`compare --history DB`, `noise --history DB`):
-// each stored run is one session of the rows it holds (noise_prior::from_history).
+// each stored run is one session of the rows it holds (noise_prior::from_history), except runs whose
+// file the committed prior was measured from (counted there already).
 #pragma once
 #include <string>
 

@@ -123,6 +123,47 @@ TEST(NoisePrior, HistoryRunsAreSessions) {
   EXPECT_EQ(h.find("H", "once", "ms"), nullptr);
 }
 
+TEST(NoisePrior, AHistoryRunThatIsACommittedFileIsNotASecondSession) {
+  // Runs 2 and 3 are files the prior was measured from (same content SHA-256): their sessions are in
+  // the prior already, so the history measures only runs 1, 4 and 5 (df 2, not 4).
+  const std::string a(64, 'a'), b(64, 'b');
+  const auto prior = noise_prior::parse(R"({"noise_prior_version": 1, "sessions": [{"label": "s", "files": ["x", "y"],
+      "file_sha256": [")" + a + R"(", ")" + b +
+                                            R"("]}], "rows": []})",
+                                        "p.json");
+  EXPECT_TRUE(prior.counts_file(a));
+  EXPECT_FALSE(prior.counts_file(std::string(64, 'c')));
+  std::vector<history_run> runs;
+  for (std::int64_t id = 1; id <= 5; ++id) runs.push_back(run(id, "H"));
+  runs[1].content_sha256 = a;
+  runs[2].content_sha256 = b;
+  runs[3].content_sha256 = std::string(64, 'c');
+  std::vector<history_point> points;
+  for (std::int64_t id = 1; id <= 5; ++id) points.push_back(point(id, "w", "ms", 100.0 + static_cast<double>(id)));
+  const auto h = noise_prior::from_history(runs, points, "h.sqlite", &prior);
+  EXPECT_EQ(h.runs_already_counted(), 2);
+  const measured_noise* m = h.find("H", "w", "ms");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->sessions, 3);
+  EXPECT_EQ(m->session_df, 2);
+  // Without the prior every run counts.
+  const auto all = noise_prior::from_history(runs, points, "h.sqlite");
+  EXPECT_EQ(all.runs_already_counted(), 0);
+  EXPECT_EQ(all.find("H", "w", "ms")->sessions, 5);
+  // The committed prior knows its files: this session's H100 A/A among them.
+  EXPECT_TRUE(noise_prior::committed().counts_file("cebddb96c3c4809dc821e1373277faebce669518b9e2208a1b813c065394eb5e"));
+  // A malformed list is an error naming it.
+  EXPECT_NE(message_of(R"({"noise_prior_version": 1, "sessions": [{"file_sha256": ["ABC"]}], "rows": []})")
+                .find("p.json: sessions[0]: file_sha256 must hold SHA-256s in lowercase hex"),
+            std::string::npos);
+  EXPECT_NE(message_of(R"({"noise_prior_version": 1, "sessions": [{"file_sha256": "x"}], "rows": []})")
+                .find("sessions[0]: file_sha256 must be an array"),
+            std::string::npos);
+  EXPECT_NE(
+      message_of(R"({"noise_prior_version": 1, "sessions": {}, "rows": []})").find("p.json: sessions: not an array"),
+      std::string::npos);
+}
+
 TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   const nlohmann::ordered_json no_params = nlohmann::ordered_json::object();
   // Committed: the measured numbers, with their df.

@@ -54,6 +54,25 @@ noise_prior noise_prior::parse(std::string_view text, const std::string& source)
   if (!doc.contains("rows") || !doc["rows"].is_array()) bad(source, "rows", "missing or not an array");
   noise_prior out;
   out.source_ = source;
+  // The files each session was measured from, by content hash (optional; a history run that is one
+  // of them is not a new session).
+  if (auto sessions = doc.find("sessions"); sessions != doc.end()) {
+    if (!sessions->is_array()) bad(source, "sessions", "not an array");
+    std::size_t k = 0;
+    for (const auto& session : *sessions) {
+      const std::string where = fmt::format("sessions[{}]", k++);
+      if (!session.is_object()) bad(source, where, "not an object");
+      auto shas = session.find("file_sha256");
+      if (shas == session.end()) continue;
+      if (!shas->is_array()) bad(source, where, "file_sha256 must be an array");
+      for (const auto& sha : *shas) {
+        const bool hex = sha.is_string() && sha.get<std::string>().size() == 64 &&
+                         sha.get<std::string>().find_first_not_of("0123456789abcdef") == std::string::npos;
+        if (!hex) bad(source, where, "file_sha256 must hold SHA-256s in lowercase hex");
+        out.files_.insert(sha.get<std::string>());
+      }
+    }
+  }
   std::size_t i = 0;
   for (const auto& e : doc["rows"]) {
     const std::string where = fmt::format("rows[{}]", i++);
@@ -97,9 +116,16 @@ const noise_prior& noise_prior::committed() {
 }
 
 noise_prior noise_prior::from_history(const std::vector<history_run>& runs, const std::vector<history_point>& points,
-                                      const std::string& source) {
+                                      const std::string& source, const noise_prior* counted) {
+  noise_prior out;
   std::map<std::int64_t, const history_run*> run_by_id;
-  for (const auto& r : runs) run_by_id[r.id] = &r;
+  for (const auto& r : runs) {
+    if (counted && counted->counts_file(r.content_sha256)) {
+      ++out.runs_already_counted_;
+      continue;
+    }
+    run_by_id[r.id] = &r;
+  }
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> logs;
   for (const auto& p : points) {
     if (p.state != status::ok || !p.value || !(*p.value > 0) || p.metric.empty()) continue;
@@ -107,7 +133,6 @@ noise_prior noise_prior::from_history(const std::vector<history_run>& runs, cons
     if (it == run_by_id.end() || it->second->gpu.empty()) continue;
     logs[{it->second->gpu, p.workload_id, p.metric}].push_back(std::log(*p.value));
   }
-  noise_prior out;
   out.source_ = source;
   for (const auto& [key, v] : logs) {
     if (v.size() < 2) continue;
