@@ -58,7 +58,8 @@
 #            under $LLMAB_ENV (default CUDABENCH_LLM_GEMV=o:6, o_proj's GEMV with its second batch
 #            prefetched), interleaved `ab` rounds ($LLMAB_ROUNDS, default 3) in llmab/; reports the
 #            verdicts whatever they are, and each side's round spread (fresh processes: how steady
-#            its tuners' choices are, e.g. LLMAB_ENV=CUDABENCH_TUNER_TIE_MARGIN=0.03, the old margin)
+#            its tuners' choices are, e.g. LLMAB_ENV=CUDABENCH_TUNER_TIE_MARGIN=0.03, the old margin, or
+#            LLMAB_ENV=CUDABENCH_TUNER_MEASURE_MS=20 LLMAB_FILTER='matmul/*', longer contest measurements)
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names

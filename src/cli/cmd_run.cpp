@@ -28,6 +28,7 @@
 #include "cudabench/run_summary.hpp"
 #include "cudabench/suite.hpp"
 #include "cudabench/text_safety.hpp"
+#include "cudabench/tuner_measure.hpp"
 
 namespace cudabench::cli {
 namespace {
@@ -177,9 +178,10 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
 int execute(const run_args& a) {
   const summary_format out_format = parse_summary_format(a.format);
   check_run_args(a);
-  // The tuners read CUDABENCH_TUNER_TIE_MARGIN in setup: a bad value is exit 2 here, before any
-  // workload runs (in a dry run too), not an error in every tuned workload.
+  // The tuners read CUDABENCH_TUNER_TIE_MARGIN and CUDABENCH_TUNER_MEASURE_MS in setup: a bad value
+  // is exit 2 here, before any workload runs (in a dry run too), not an error in every tuned workload.
   (void)tuner_tie_margin();
+  (void)tuner_measure_ms();
   suite s = load_cli_suite(a.suite, a.max_workloads);
   plan_checks checks;
   for (const auto& w : s.workloads)

@@ -96,6 +96,17 @@ TEST(CliGuards, ABadTunerTieMarginStopsRunBeforeAnything) {
   EXPECT_EQ(run_cudabench("--suite quick --dry-run", "CUDABENCH_TUNER_TIE_MARGIN=0.005").exit_code, 0);
 }
 
+// The same for the tuners' measurement length (tuner_measure.hpp).
+TEST(CliGuards, ABadTunerMeasureTimeStopsRunBeforeAnything) {
+  for (const char* args : {"--suite quick --dry-run", "--suite quick --no-output -q"}) {
+    const auto r = run_cudabench(args, "CUDABENCH_TUNER_MEASURE_MS=0");
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "CUDABENCH_TUNER_MEASURE_MS=0: not a time in ms from 0.1 to 1000")) << r.output;
+    EXPECT_FALSE(contains(r.output, "no NVIDIA")) << "checked before the GPU:\n" << r.output;
+  }
+  EXPECT_EQ(run_cudabench("--suite quick --dry-run", "CUDABENCH_TUNER_MEASURE_MS=20").exit_code, 0);
+}
+
 TEST(CliGuards, MistypedSubcommandIsNamedWithTheLikelyOne) {
   auto r = run_cudabench("comapre a.json b.json");
   EXPECT_EQ(r.exit_code, 2);

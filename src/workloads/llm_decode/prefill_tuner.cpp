@@ -13,6 +13,7 @@
 #include "cudabench/gpu/cuda_check.hpp"
 #include "cudabench/gpu/tuner_timer.hpp"
 #include "cudabench/pick_fastest.hpp"
+#include "cudabench/tuner_measure.hpp"
 
 namespace cudabench::llm {
 namespace {
@@ -65,7 +66,7 @@ prefill_tuning tune_prefill_gemms(const nlohmann::ordered_json& forced, lt_matmu
       // Each candidate's call: this site's GEMM over every layer (DRAM-resident weights), timed
       // as replays of a captured graph (tuner_timer.hpp).
       const std::vector<double> ms = time_candidates(
-          s, candidates.size(), kPasses, 2.0,
+          s, candidates.size(), kPasses, tuner_measure_ms(),
           [&](std::size_t i) {
             for (int l = 0; l < num_layers; ++l) CUDABENCH_CHECK_CUBLAS(enqueue(site, l, candidates[i], s));
           },

@@ -17,6 +17,7 @@
 #include "cudabench/gpu/timing.hpp"
 #include "cudabench/gpu/tuner_timer.hpp"
 #include "cudabench/pick_fastest.hpp"
+#include "cudabench/tuner_measure.hpp"
 #include "kernels/llm_decode/gemv.cuh"
 
 namespace cudabench::llm {
@@ -115,9 +116,10 @@ gemv_tuning tune_gemv_variants(const nlohmann::ordered_json& forced, int num_lay
     // Each variant's call (every layer's GEMV of this site) timed as replays of a captured graph
     // (tuner_timer.hpp): llama-tiny's GEMVs take ~2 us, and a loop of launches timed the host,
     // so its processes picked different variants and measured 5% apart.
-    const std::vector<double> variant_ms = time_candidates(s, k::kGemvTunedVariants, kRounds, 2.0, [&](std::size_t v) {
-      for (int l = 0; l < launches; ++l) enqueue_site(site, l, static_cast<int>(v), s);
-    });
+    const std::vector<double> variant_ms =
+        time_candidates(s, k::kGemvTunedVariants, kRounds, tuner_measure_ms(), [&](std::size_t v) {
+          for (int l = 0; l < launches; ++l) enqueue_site(site, l, static_cast<int>(v), s);
+        });
     out.variant[site] = static_cast<int>(pick_fastest(variant_ms));  // variant 0 first: ties keep the order
     out.summary +=
         fmt::format("{}{} {} ({:.1f} us)", site == 0 ? "" : ", ", kSiteNames[site],

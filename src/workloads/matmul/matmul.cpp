@@ -23,6 +23,7 @@
 #include "cudabench/gpu/timing.hpp"
 #include "cudabench/gpu/tuner_timer.hpp"
 #include "cudabench/pick_fastest.hpp"
+#include "cudabench/tuner_measure.hpp"
 #include "kernels/common/random_fill.cuh"
 #include "kernels/matmul/reference_gemm.cuh"
 #include "workloads/matmul/matmul_workload.hpp"
@@ -183,11 +184,11 @@ void matmul_workload::setup(run_context& ctx) {
     // Skip tuning when there is nothing to choose from or one run is so long that tuning would
     // dominate setup (> 100 ms per run); the heuristic's first choice stands.
     if (candidates.size() > 1 && one_run_ms < 100.0) {
-      // Each measurement covers >= 2 ms and >= 3 runs of GPU time, as replays of a captured graph of
-      // the candidate (tuner_timer.hpp: a loop of 5 us launches would time the host); five
-      // interleaved passes for short problems, three for long ones, best pass per candidate: a
-      // clock ramp or a one-off stall then hits every candidate alike.
-      const double measure_ms = std::max(2.0, 3.0 * one_run_ms);
+      // Each measurement covers >= 2 ms (tuner_measure.hpp) and >= 3 runs of GPU time, as replays
+      // of a captured graph of the candidate (tuner_timer.hpp: a loop of 5 us launches would time
+      // the host); five interleaved passes for short problems, three for long ones, best pass per
+      // candidate: a clock ramp or a one-off stall then hits every candidate alike.
+      const double measure_ms = std::max(tuner_measure_ms(), 3.0 * one_run_ms);
       const int passes = measure_ms < 5.0 ? 5 : 3;
       const std::vector<double> per_run = time_candidates(
           ctx.stream, candidates.size(), passes, measure_ms,
