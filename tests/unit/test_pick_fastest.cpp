@@ -12,6 +12,7 @@
 
 #include "cudabench/errors.hpp"
 #include "cudabench/pick_fastest.hpp"
+#include "scoped_env.hpp"
 
 namespace cudabench {
 namespace {
@@ -19,28 +20,10 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Sets CUDABENCH_TUNER_TIE_MARGIN for one test and restores what was there.
-class TieMarginEnv {
+// CUDABENCH_TUNER_TIE_MARGIN for one test's scope.
+class TieMarginEnv : public test::scoped_env {
  public:
-  explicit TieMarginEnv(const char* value) {
-    if (const char* was = std::getenv(kName)) {
-      saved_ = was;
-      had_ = true;
-    }
-    if (value) ::setenv(kName, value, 1);
-    else ::unsetenv(kName);
-  }
-  ~TieMarginEnv() {
-    if (had_) ::setenv(kName, saved_.c_str(), 1);
-    else ::unsetenv(kName);
-  }
-  TieMarginEnv(const TieMarginEnv&) = delete;
-  TieMarginEnv& operator=(const TieMarginEnv&) = delete;
-
- private:
-  static constexpr const char* kName = "CUDABENCH_TUNER_TIE_MARGIN";
-  std::string saved_;
-  bool had_ = false;
+  explicit TieMarginEnv(const char* value) : scoped_env("CUDABENCH_TUNER_TIE_MARGIN", value) {}
 };
 
 TEST(PickFastest, EarliestCandidateWithinTheMarginWins) {

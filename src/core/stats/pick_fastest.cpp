@@ -2,26 +2,17 @@
 #include "cudabench/pick_fastest.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
-#include "cudabench/errors.hpp"
+#include "cudabench/env_number.hpp"
 
 namespace cudabench {
 
 double tuner_tie_margin() {
-  const char* env = std::getenv("CUDABENCH_TUNER_TIE_MARGIN");
-  if (env == nullptr || *env == '\0') return default_tuner_tie_margin;
-  char* rest = nullptr;
-  const double v = std::strtod(env, &rest);
   // A fraction, not a percentage: "3" would be a 300% margin, so anything above 0.5 is refused.
-  if (*rest != '\0' || !(v >= 0 && v <= 0.5))
-    throw input_error(
-        fmt::format("CUDABENCH_TUNER_TIE_MARGIN={}: not a fraction from 0 to 0.5 (0.005 is the default, 0.5%)", env));
-  return v;
+  return env_number("CUDABENCH_TUNER_TIE_MARGIN", default_tuner_tie_margin, 0, 0.5,
+                    "not a fraction from 0 to 0.5 (0.005 is the default, 0.5%)");
 }
 
 std::size_t pick_fastest(const std::vector<double>& ms, double margin) {
