@@ -66,10 +66,10 @@ noise_prior noise_prior::parse(std::string_view text, const std::string& source)
       if (shas == session.end()) continue;
       if (!shas->is_array()) bad(source, where, "file_sha256 must be an array");
       for (const auto& sha : *shas) {
-        const bool hex = sha.is_string() && sha.get<std::string>().size() == 64 &&
-                         sha.get<std::string>().find_first_not_of("0123456789abcdef") == std::string::npos;
-        if (!hex) bad(source, where, "file_sha256 must hold SHA-256s in lowercase hex");
-        out.files_.insert(sha.get<std::string>());
+        const std::string hex = sha.is_string() ? sha.get<std::string>() : "";
+        if (hex.size() != 64 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+          bad(source, where, "file_sha256 must hold SHA-256s in lowercase hex");
+        out.files_.insert(hex);
       }
     }
   }
