@@ -21,7 +21,8 @@
 #            default rounds ($AA_ROUNDS overrides: 3 fit the full suite in one 10-minute call on the H200;
 #            on an H100, after a build, they did not);
 #            must give 0 improved / 0 regressed; prints the between-round spread and the matmul rows
-#            judged on sm_cycles (aa-SUITE-sm_cycles.md, beside the time verdicts). $AA_DIR (default
+#            judged on sm_cycles (aa-SUITE-sm_cycles.md, beside the time verdicts) and what each round's
+#            tuners picked (aa-SUITE-picks.txt). $AA_DIR (default
 #            aa-SUITE under the results) is ab's directory; AA_RESUME=1 continues the ab already in
 #            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next
 #     sens   sensitivity: planted slowdowns of a few percent (memset writing $SENS_MEMSET_PCT% of its
@@ -60,6 +61,7 @@
 #            verdicts whatever they are, and each side's round spread (fresh processes: how steady
 #            its tuners' choices are, e.g. LLMAB_ENV=CUDABENCH_TUNER_TIE_MARGIN=0.03, the old margin, or
 #            LLMAB_ENV=CUDABENCH_TUNER_MEASURE_MS=20 LLMAB_FILTER='matmul/*', longer contest measurements)
+#            and what each side's tuners picked round by round (llmab-picks.txt, scripts/tuning_picks.py)
 #     cuda12 the CUDA 12.1 vs 12.4 vs 13.0 table: scripts/cuda12-ab.sh run (the 12.x libraries and
 #            the nvcc 12.4 binary unpacked in $CU12_DEST first, see that script; CU12_ROUNDS);
 #            fails unless every build loads the libraries its label names
@@ -154,6 +156,9 @@ run_llmab() {  # this build against itself with $LLMAB_ENV set, Llama-2-7B rows,
   [[ $rc -le 1 && -f $results/llmab/compare.json ]] || return 1
   { echo "plain:"; $python scripts/round_spread.py "$results/llmab/A.json"
     echo "$env_set:"; $python scripts/round_spread.py "$results/llmab/B.json"; } | tee "$results/llmab-spread.txt"
+  # What each side's tuners picked round by round (time and SM cycles per pick).
+  $python scripts/tuning_picks.py "$results/llmab/A.json" "$results/llmab/B.json" --metric time_ms,sm_cycles,decode_tokens_per_s \
+    | tee "$results/llmab-picks.txt" | grep -E 'json:|picked more'
 }
 
 run_aa() {  # the same build twice, interleaved rounds in fresh processes: no row may change
@@ -167,6 +172,8 @@ run_aa() {  # the same build twice, interleaved rounds in fresh processes: no ro
   "$bin" compare "$dir/A.json" "$dir/B.json" --metric sm_cycles --filter 'matmul/*' --format markdown \
     -o "$results/aa-$suite-sm_cycles.md" && grep -E 'improved, |minimum detectable' "$results/aa-$suite-sm_cycles.md"
   $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" | tee "$results/aa-$suite-spread.txt"
+  $python scripts/tuning_picks.py "$dir/A.json" "$dir/B.json" --metric time_ms,sm_cycles \
+    > "$results/aa-$suite-picks.txt" && grep -E 'picked more' "$results/aa-$suite-picks.txt"
   $python scripts/round_spread.py "$dir/A.json" "$dir/B.json" --filter 'llm_decode/*' \
     --max-spread-pct 2 || echo "aa: llm_decode rounds spread beyond 2% (see above)"
   ! grep -Eq '"verdict": *"(improved|regressed)"' "$dir/compare.json"
