@@ -135,6 +135,11 @@ SESSIONS = [
     ("2026-12-07 09:18 H100 verdicts/aa-full-5rounds-cecdd92 (A/A) + sens-cecdd92 (baseline side)",
      ["results/h100/verdicts/aa-full-5rounds-cecdd92/A.json", "results/h100/verdicts/aa-full-5rounds-cecdd92/B.json",
       "results/h100/verdicts/sens-cecdd92/A.json"]),
+    # The plain side of the contest-length ab is this build with the default 2 ms contests; the
+    # 20 ms side is left out (it moved two rows' time through the clock).
+    ("2026-12-07 13:01 H100 verdicts/aa-full-5rounds-a9cb21a (A/A) + tuner-measure-a9cb21a (plain side, matmul)",
+     ["results/h100/verdicts/aa-full-5rounds-a9cb21a/A.json", "results/h100/verdicts/aa-full-5rounds-a9cb21a/B.json",
+      "results/h100/verdicts/tuner-measure-a9cb21a/A.json"]),
 ]
 
 
