@@ -24,7 +24,9 @@
 #            judged on sm_cycles (aa-SUITE-sm_cycles.md, beside the time verdicts) and what each round's
 #            tuners picked (aa-SUITE-picks.txt). $AA_DIR (default
 #            aa-SUITE under the results) is ab's directory; AA_RESUME=1 continues the ab already in
-#            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next
+#            it (`ab --resume`), so the default 5 rounds can span two calls: carry AA_DIR to the next;
+#            AA_TIME_LIMIT=S (`ab --time-limit`) stops it before a round that would not end within S
+#            seconds, so no round is cut inside and lost (the stage then fails: not all rounds ran)
 #     sens   sensitivity: planted slowdowns of a few percent (memset writing $SENS_MEMSET_PCT% of its
 #            buffer twice; Llama-2-7B decode GEMV sites forced by $SENS_LLM_PLANT, opt-in) against
 #            the same build: interleaved `ab` must call them regressed and no other row changed; with
@@ -165,7 +167,7 @@ run_aa() {  # the same build twice, interleaved rounds in fresh processes: no ro
   local suite=${AA_SUITE:-full} t0=$SECONDS dir
   dir=$(abs "${AA_DIR:-$results/aa-${AA_SUITE:-full}}")
   "$bin" ab "$bin" "$bin" --suite "$suite" ${AA_ROUNDS:+--rounds "$AA_ROUNDS"} --labels "A,A again" \
-    -o "$dir" ${AA_RESUME:+--resume} --format markdown || return 1
+    -o "$dir" ${AA_RESUME:+--resume} ${AA_TIME_LIMIT:+--time-limit "$AA_TIME_LIMIT"} --format markdown || return 1
   echo "aa: wall time $((SECONDS - t0)) s for ${suite} (both sides, ${AA_ROUNDS:-default} rounds)"
   # The GEMMs at the power cap judged on the cycles the SMs counted too (their mde on time carries
   # the clock): the same A/A, matmul rows, metric sm_cycles.

@@ -18,7 +18,8 @@ struct ab_args {
   std::string labels;
   std::string output_dir;
   bool hold_tuning = false;
-  bool resume = false;  // continue the ab in output_dir (ab_resume.hpp)
+  bool resume = false;      // continue the ab in output_dir (ab_resume.hpp)
+  double time_limit_s = 0;  // > 0: start no round expected to end later than this after ab began (round_budget.hpp)
   std::string format = "table";
   double alpha = 0.05, threshold = 2.0, power = 0.8;
   bool fail_on_regression = false;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +22,7 @@
 #include "cli/ab_resume.hpp"
 #include "cli/build_check.hpp"
 #include "cli/commands.hpp"
+#include "cli/round_budget.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/subprocess.hpp"
@@ -83,6 +85,7 @@ std::string report_text(const comparison& c, const std::string& format, bool col
 namespace {
 
 int run_ab(const ab_args& a) {
+  const auto started = std::chrono::steady_clock::now();  // what --time-limit counts from
   const std::size_t n = a.sides.size();
   if (n < 2) throw input_error(fmt::format("ab needs at least two builds to compare (got {})", n));
   if (n > 26) throw input_error(fmt::format("ab compares at most 26 builds (got {})", n));
@@ -108,6 +111,8 @@ int run_ab(const ab_args& a) {
   if (a.resume && a.output_dir.empty())
     throw input_error("--resume continues the ab in an output directory: give it with -o DIR");
   if (a.resume && !a.run.devices.empty()) throw input_error("--resume runs on one GPU; it does not take --devices");
+  if (a.time_limit_s > 0 && !a.run.devices.empty())  // a GPU stopped at the limit could not be resumed
+    throw input_error("--time-limit runs on one GPU, as --resume does; it does not take --devices");
   if (!a.run.devices.empty()) return run_ab_devices(a, s, labels);
 
   const std::string dir =
@@ -144,8 +149,12 @@ int run_ab(const ab_args& a) {
 
   std::vector<side_rounds> sides(n);
   std::string held;  // --hold-tuning: the first round's file, replayed by every later run
-  bool interrupted = false;
-  int run_no = 0;
+  bool interrupted = false, out_of_time = false;
+  round_budget budget(a.time_limit_s, n);
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  int run_no = 0, rounds_done = std::min(resumed.done_rounds, a.run.rounds);
   auto write_side = [&](std::size_t i) {  // the side's merged file, rewritten after every round
     if (!sides[i].any_result()) return;
     const std::string side = side_name(i);
@@ -154,7 +163,7 @@ int run_ab(const ab_args& a) {
     write_result_file(merged, fmt::format("{}/{}.json", dir, side));
   };
   // --resume: the finished rounds' files join the sides as they are; the rounds after them run.
-  for (int r = 0; r < std::min(resumed.done_rounds, a.run.rounds); ++r) {
+  for (int r = 0; r < rounds_done; ++r) {
     for (std::size_t i : order_of_round(r, n)) {
       const std::string file = round_file(dir, i, r + 1);
       sides[i].add(file, child_result{});
@@ -165,9 +174,15 @@ int run_ab(const ab_args& a) {
   if (a.resume)
     for (std::size_t i = 0; i < n; ++i) write_side(i);  // from the kept rounds alone: a cut-short round is dropped
   if (a.resume && !a.run.quiet)
-    fmt::print(stderr, "ab: resuming {}: {} of {} rounds already done\n", terminal_text(dir),
-               std::min(resumed.done_rounds, a.run.rounds), a.run.rounds);
-  for (int r = std::min(resumed.done_rounds, a.run.rounds); r < a.run.rounds && !interrupted; ++r) {
+    fmt::print(stderr, "ab: resuming {}: {} of {} rounds already done\n", terminal_text(dir), rounds_done,
+               a.run.rounds);
+  for (int r = rounds_done; r < a.run.rounds && !interrupted; ++r) {
+    // A round the time limit cannot hold is not started: cut inside, its finished runs would be
+    // dropped by --resume anyway (a round is both sides or nothing).
+    if (!budget.next_round_fits(seconds_since(started))) {
+      out_of_time = true;
+      break;
+    }
     for (std::size_t i : order_of_round(r, n)) {
       const std::string side = side_name(i);
       ++run_no;
@@ -179,7 +194,9 @@ int run_ab(const ab_args& a) {
       if (a.hold_tuning && !held.empty()) co.tuning_from = held;
       const std::string file = round_file(dir, i, r + 1);
       std::filesystem::remove(file);
+      const auto run_started = std::chrono::steady_clock::now();
       const child_result cr = run_child(child_run_argv(commands[i], co, file), true);
+      budget.ran(i, seconds_since(run_started));
       sides[i].add(file, cr);
       if (a.hold_tuning && held.empty() && sides[i].last().has_result) held = file;
       write_side(i);
@@ -188,7 +205,15 @@ int run_ab(const ab_args& a) {
         break;
       }
     }
+    if (!interrupted) rounds_done = r + 1;
   }
+  if (out_of_time)
+    fmt::print(
+        stderr,
+        "ab: stopped at the time limit ({:g} s): {} of {} rounds done, and the next is expected to take {:.1f} s "
+        "with {:.1f} s left; what finished is compared; --resume -o {} continues\n",
+        budget.limit_s(), rounds_done, a.run.rounds, budget.expected_round_s(),
+        std::max(0.0, budget.limit_s() - seconds_since(started)), terminal_text(dir));
 
   std::vector<std::string> missing;
   for (std::size_t i = 0; i < n; ++i)
@@ -221,7 +246,7 @@ int run_ab(const ab_args& a) {
   if (!a.run.quiet)
     fmt::print(stderr, "ab: results in {}/ (A.json ... , compare.md, compare.json; rounds/ per run)\n",
                terminal_text(dir));
-  if (interrupted) return 130;
+  if (interrupted || out_of_time) return 130;
   return a.fail_on_regression && cmp.any_regression() ? 1 : 0;
 }
 
@@ -250,6 +275,11 @@ void add_ab(CLI::App& app, int& exit_code) {
                 "Continue the ab in -o DIR where an earlier one stopped: its finished rounds are kept, the rest run "
                 "(same builds, suite, filter and measurement options, as DIR/ab.json records them; --rounds may ask "
                 "for more)");
+  cmd->add_option("--time-limit", a->time_limit_s,
+                  "Seconds this ab may take: no round is started that is not expected to end within them (a round "
+                  "takes each build's longest run so far); the finished rounds are compared and kept, exit 130, "
+                  "and --resume continues (for jobs in a fixed slot)")
+      ->check(CLI::Range(1e-3, 1e9));
   cmd->add_option("--format", a->format, "stdout format of the comparison")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
       ->capture_default_str();
@@ -265,8 +295,9 @@ void add_ab(CLI::App& app, int& exit_code) {
       "  cudabench ab build-cuda-12.1/cudabench build-cuda-12.4/cudabench --suite full --rounds 5\n"
       "  cudabench ab build/cudabench \"env LD_LIBRARY_PATH=/opt/cublas-12.1/lib build/cudabench\" --suite quick\n"
       "  cudabench ab old/cudabench new/cudabench --suite full --devices all   (every GPU at once)\n"
+      "  cudabench ab old/cudabench new/cudabench --suite full -o ab1 --time-limit 540   (then --resume -o ab1)\n"
       "Exit codes: 0 no regression, 1 regression with --fail-on-regression, 2 bad input, 3 a build produced no\n"
-      "result, 130 interrupted (what finished is kept).");
+      "result, 130 interrupted or stopped by --time-limit (what finished is kept; --resume continues).");
   cmd->callback([a, &exit_code] { exit_code = run_ab(*a); });
 }
 

@@ -18,6 +18,7 @@
 //   FAKE_WORKLOADS=N      write N workloads instead of ten (the report's large-suite check)
 //   FAKE_CLOCKS=1         every 7th workload throttles (its SM clock drops, sw_power_cap), for the
 //                         report's clock and power charts
+//   FAKE_SLEEP_MS=N       take N ms before writing the file (a run of known length: ab --time-limit)
 #include <unistd.h>
 
 #include <chrono>
@@ -120,6 +121,8 @@ int main(int argc, char** argv) {
         std::fclose(f);
       }
     }
+  if (const char* ms = std::getenv("FAKE_SLEEP_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
   const double shift = std::getenv("FAKE_SHIFT") ? std::atof(std::getenv("FAKE_SHIFT")) : 0.0;
   const bool slow = is_slow(device);
   const double slow_factor = slow ? 1.0 + std::atof(env_or("FAKE_SLOW_PCT", "20").c_str()) / 100.0 : 1.0;

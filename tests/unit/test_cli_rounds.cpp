@@ -270,6 +270,29 @@ TEST(CliAb, ResumeRefusesWhatIsNotTheSameAb) {
   EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 1);  // what was measured is untouched
 }
 
+// A job in a fixed slot: ab starts no round it does not expect to finish, compares what finished
+// and exits 130; --resume runs the rest. Each fake run takes at least 0.3 s, so after round 1 at
+// least 0.6 s have passed and round 2 is expected to take at least 0.6 s more: past a 1 s limit
+// on any machine, however slow.
+TEST(CliAb, ATimeLimitStopsBeforeARoundItCannotHoldAndResumeFinishes) {
+  const std::string dir = fresh_dir("ab_time_limit"), log = dir + ".log";
+  std::remove(log.c_str());
+  const std::string builds = "ab " + fake + " " + fake + " --suite quick --rounds 3 -o " + dir + " --quiet";
+  auto r = run_cudabench(builds + " --time-limit 1", "FAKE_SLEEP_MS=300 FAKE_LOG=" + log);
+  EXPECT_EQ(r.exit_code, 130) << r.output;
+  EXPECT_NE(r.output.find("ab: stopped at the time limit (1 s): 1 of 3 rounds done"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--resume -o " + dir + " continues"), std::string::npos) << r.output;
+  EXPECT_EQ(lines_of(log).size(), 2u);  // round 1, both sides; round 2 never started
+  EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 1);
+  EXPECT_EQ(read_result_file(dir + "/B.json").rounds, 1);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/compare.md"));
+  r = run_cudabench(builds + " --resume --time-limit 1000", "FAKE_SLEEP_MS=300 FAKE_LOG=" + log);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_of(log).size(), 6u);  // rounds 2 and 3 ran
+  EXPECT_EQ(read_result_file(dir + "/A.json").rounds, 3);
+  EXPECT_EQ(read_result_file(dir + "/B.json").rounds, 3);
+}
+
 TEST(CliAb, BadArgumentsExitTwo) {
   auto r = run_cudabench("ab " + fake + " --suite quick");
   EXPECT_EQ(r.exit_code, 2) << r.output;
@@ -279,6 +302,14 @@ TEST(CliAb, BadArgumentsExitTwo) {
   EXPECT_NE(r.output.find("--labels has 1 label for 2 builds"), std::string::npos) << r.output;
   r = run_cudabench("ab " + fake + " " + fake + " --suite quick --filter 'zzz*'");
   EXPECT_EQ(r.exit_code, 2) << r.output;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --time-limit 0");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--time-limit"), std::string::npos) << r.output;
+  r = run_cudabench("ab " + fake + " " + fake + " --suite quick --time-limit 60 --devices 0,1", "FAKE_DEVICE_COUNT=2");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--time-limit runs on one GPU, as --resume does; it does not take --devices"),
+            std::string::npos)
+      << r.output;
 }
 
 namespace {
