@@ -19,12 +19,18 @@ import statistics
 import sys
 
 
-def round_medians(m):
+def round_medians_by_round(m):
+    """{round: median of that round's samples} of one metric (scripts/tuning_picks.py uses it too)."""
     rounds = m.get("rounds") or [0] * len(m["samples"])
     by = {}
     for r, v in zip(rounds, m["samples"]):
         by.setdefault(r, []).append(v)
-    return [statistics.median(by[r]) for r in sorted(by)]
+    return {r: statistics.median(v) for r, v in by.items()}
+
+
+def round_medians(m):
+    by = round_medians_by_round(m)
+    return [by[r] for r in sorted(by)]
 
 
 def main():

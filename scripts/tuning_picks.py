@@ -16,13 +16,7 @@ import json
 import statistics
 import sys
 
-
-def round_medians(m):
-    rounds = m.get("rounds") or [0] * len(m["samples"])
-    by = {}
-    for r, v in zip(rounds, m["samples"]):
-        by.setdefault(r, []).append(v)
-    return {r: statistics.median(v) for r, v in by.items()}
+from round_spread import round_medians_by_round
 
 
 def leaves(obj, prefix=""):
@@ -50,7 +44,7 @@ def label(tuning, differing):
 
 
 def describe(w, metrics):
-    per_metric = {m: round_medians(w["metrics"][m]) for m in metrics if m in w["metrics"]}
+    per_metric = {m: round_medians_by_round(w["metrics"][m]) for m in metrics if m in w["metrics"]}
     rounds = sorted(next(iter(per_metric.values())).keys()) if per_metric else []
     by_round = picks_by_round(w, rounds)
     keys = {r: json.dumps(t, sort_keys=True) for r, t in by_round.items()}

@@ -8,10 +8,9 @@
 // costs 3% fewer cycles (0.273 against 0.282 Mcycles) but ran 199-205 us against 186-197 us in the
 // timed repetitions, since it draws more power and the cap lowers its clock
 // (results/h100/verdicts/aa-full-5rounds-cecdd92/). Which tile won a 2 ms contest seems to depend
-// on where the card's power state happened to be. A longer measurement is one hypothesis to test:
-// CUDABENCH_TUNER_MEASURE_MS=20 in an `ab` of one build against itself (scripts/gpu-tests.sh llmab
-// with LLMAB_FILTER='matmul/*') says whether the choices steady and whether the picks get faster.
-// Not measured yet: 2 ms stays the default.
+// on where the card's power state happened to be. A longer measurement was the hypothesis; measured
+// (H100, results/h100/verdicts/tuner-measure-a9cb21a/), 20 ms contests flipped as often, picked no
+// fewer cycles, and left the card at a lower clock for the timed runs: 2 ms stays the default.
 #pragma once
 
 namespace cudabench {
