@@ -30,6 +30,8 @@ import os
 import statistics
 import sys
 
+from round_spread import round_medians
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join("configs", "noise_prior.json")
 
@@ -202,17 +204,6 @@ def round_noise_changed(leveled):
     if new_df < LATEST_LEVEL_MIN_DF or old_df == 0 or not new_sd or not old_sd:
         return None
     return (new_sd, new_df) if f_two_sided_p(new_sd, new_df, old_sd, old_df) < LEVEL_CHANGE_P else None
-
-
-def round_medians(metric):
-    samples = metric.get("samples") or []
-    rounds = metric.get("rounds") or [0] * len(samples)
-    if len(rounds) != len(samples):
-        raise SystemExit("round indices do not match samples")
-    by = {}
-    for s, r in zip(samples, rounds):
-        by.setdefault(r, []).append(s)
-    return [statistics.median(v) for _, v in sorted(by.items())]
 
 
 def sig(x):

@@ -20,10 +20,14 @@ import sys
 
 
 def round_medians_by_round(m):
-    """{round: median of that round's samples} of one metric (scripts/tuning_picks.py uses it too)."""
-    rounds = m.get("rounds") or [0] * len(m["samples"])
+    """{round: median of that round's samples} of one metric (scripts/tuning_picks.py and
+    scripts/noise_prior.py use it too)."""
+    samples = m.get("samples") or []
+    rounds = m.get("rounds") or [0] * len(samples)
+    if len(rounds) != len(samples):
+        raise SystemExit("round indices do not match samples")
     by = {}
-    for r, v in zip(rounds, m["samples"]):
+    for r, v in zip(rounds, samples):
         by.setdefault(r, []).append(v)
     return {r: statistics.median(v) for r, v in by.items()}
 
