@@ -41,9 +41,11 @@ class noise_prior {
   static noise_prior parse(std::string_view json, const std::string& source);
   // configs/noise_prior.json as built into this binary.
   static const noise_prior& committed();
-  // Session noise of every (GPU, workload, metric) with an ok, positive value in >= 2 runs. A run
-  // whose file `counted` was measured from (same content SHA-256) is left out: its session is in
-  // `counted` already, and pooling the two would count it twice (more df than evidence).
+  // Session noise of every (GPU, workload, metric) with an ok, positive value in >= 2 sessions. Runs
+  // measured at overlapping times on one host (an interleaved ab's two sides) are one session, at
+  // the mean of their logs (history_sessions). A run whose file `counted` was measured from (same
+  // content SHA-256) is left out: its session is in `counted` already, and pooling the two would
+  // count it twice (more df than evidence).
   static noise_prior from_history(const std::vector<history_run>& runs, const std::vector<history_point>& points,
                                   const std::string& source, const noise_prior* counted = nullptr);
 
@@ -54,12 +56,18 @@ class noise_prior {
   bool counts_file(const std::string& sha256) const { return files_.count(sha256) > 0; }
   // from_history: the history's runs left out because `counted` already holds their file.
   int runs_already_counted() const { return runs_already_counted_; }
+  // from_history: runs that joined an earlier run's session (overlapping times on one host).
+  int runs_in_shared_sessions() const { return runs_in_shared_sessions_; }
+  // Each run's session, named by the id of its first run: runs whose [started_at, finished_at]
+  // overlap on one host share one. A run without cudabench's UTC timestamps is a session alone.
+  static std::map<std::int64_t, std::int64_t> history_sessions(const std::vector<const history_run*>& runs);
 
  private:
   void index();
   std::string source_;
   std::set<std::string> files_;
   int runs_already_counted_ = 0;
+  int runs_in_shared_sessions_ = 0;
   std::vector<measured_noise> rows_;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> by_key_;
 };

@@ -31,6 +31,20 @@
 namespace cudabench::cli {
 namespace {
 
+// What the history's session count leaves out or merges, said after its name.
+std::string history_notes(const noise_prior& history) {
+  std::vector<std::string> notes;
+  if (history.runs_already_counted())
+    notes.push_back(fmt::format("{} of its runs left out: files the committed prior was measured from",
+                                history.runs_already_counted()));
+  if (history.runs_in_shared_sessions())
+    notes.push_back(
+        fmt::format("{} run{} measured at the same time as another on one host (an ab's other side) "
+                    "counted in that run's session",
+                    history.runs_in_shared_sessions(), history.runs_in_shared_sessions() == 1 ? "" : "s"));
+  return notes.empty() ? "" : " (" + fmt::format("{}", fmt::join(notes, "; ")) + ")";
+}
+
 struct noise_args {
   std::vector<std::string> files;
   std::string history, gpu, filter, format = "table";
@@ -174,12 +188,7 @@ int run_noise(const noise_args& a) {
       "\n{} row{}: {}. sd of log per-round medians in %; session = between machine starts (df: its degrees of "
       "freedom, 'known' for the fallback table), within = between rounds of one session. Committed prior: {}{}.{}\n",
       lines.size(), lines.size() == 1 ? "" : "s", summary.empty() ? "none" : summary, ev.committed->source(),
-      history ? ", history: " + history->source() +
-                    (history->runs_already_counted()
-                         ? fmt::format(" ({} of its runs left out: files the committed prior was measured from)",
-                                       history->runs_already_counted())
-                         : "")
-              : "",
+      history ? ", history: " + history->source() + history_notes(*history) : "",
       pooled
           ? fmt::format(" Within-session noise of {} row{} that no measurement knows: pooled from this file's rounds "
                         "(empirical Bayes per kind, as compare does).",

@@ -242,3 +242,26 @@ TEST(CliHistory, CommittedResultFilesInAHistoryAreNotCountedTwice) {
   EXPECT_NE(r2.output.find("NVIDIA H100 80GB HBM3  history+committed        15  11"), std::string::npos) << r2.output;
   EXPECT_EQ(r2.output.find("left out"), std::string::npos) << r2.output;
 }
+
+TEST(CliHistory, AnAbsTwoSidesInAHistoryAreOneSession) {
+  // The two sides of an interleaved ab (A and B alternate processes in one machine start, so their
+  // times overlap on one host) and one file of another session, stored as copies the prior has not
+  // seen: two sessions (df 1) beside the prior's 13 (df 10), not three; `noise` says it merged one run.
+  const std::string dir = fresh_dir("cli_hist_ab"), db = dir + "/h.sqlite";
+  const std::string h100 = std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/";
+  for (const std::string f :
+       {"aa-full-5rounds-a9cb21a/A.json", "aa-full-5rounds-a9cb21a/B.json", "full-3rounds-ecbe66b/full-3rounds.json"}) {
+    const std::string copy = dir + "/" + f.substr(0, f.find('/')) + "-" + f.substr(f.find('/') + 1);
+    cudabench::test::write_text(copy, read_text(h100 + f) + "\n");
+    ASSERT_EQ(run_cudabench("history add " + copy + " --db " + db + " --quiet").exit_code, 0);
+  }
+  const auto r = run_cudabench("noise --history " + db +
+                               " --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --metric "
+                               "decode_tokens_per_s --gpu 'NVIDIA H100 80GB HBM3'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  history+committed        15  11"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(1 run measured at the same time as another on one host (an ab's other side) counted in "
+                          "that run's session)"),
+            std::string::npos)
+      << r.output;
+}

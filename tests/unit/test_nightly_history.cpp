@@ -42,6 +42,7 @@ TEST(NightlyScript, HistoryAddsEachRunWritesPagesAndFailsOnANewStep) {
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     auto res = cudabench::read_result_file(f);
     res.started_at = fmt::format("2020-01-{:02d}T02:30:00Z", n + 1);
+    res.finished_at = fmt::format("2020-01-{:02d}T02:31:00Z", n + 1);  // one session a night
     cudabench::write_result_file(res, f);
     ASSERT_EQ(run_cudabench("history add " + f + " --db " + db + " --quiet").exit_code, 0);
   }

@@ -123,6 +123,51 @@ TEST(NoisePrior, HistoryRunsAreSessions) {
   EXPECT_EQ(h.find("H", "once", "ms"), nullptr);
 }
 
+history_run timed_run(std::int64_t id, const std::string& host, const std::string& from, const std::string& to) {
+  history_run r = run(id, "H");
+  r.host = host;
+  r.started_at = from;
+  r.finished_at = to;
+  return r;
+}
+
+TEST(NoisePrior, HistoryRunsOfOneInterleavedSessionAreOneSession) {
+  // Runs 1 and 2 are an ab's two sides (their times overlap on host "a"), run 3 chains onto run 2's
+  // span, run 4 ran later on "a", run 5 at the same time on another host, run 6 has no timestamps.
+  const std::vector<history_run> runs = {timed_run(1, "a", "2026-12-07T13:01:46Z", "2026-12-07T13:21:19Z"),
+                                         timed_run(2, "a", "2026-12-07T13:03:13Z", "2026-12-07T13:22:40Z"),
+                                         timed_run(3, "a", "2026-12-07T13:22:00Z", "2026-12-07T13:30:00Z"),
+                                         timed_run(4, "a", "2026-12-07T13:30:00Z", "2026-12-07T13:40:00Z"),
+                                         timed_run(5, "b", "2026-12-07T13:05:00Z", "2026-12-07T13:10:00Z"),
+                                         timed_run(6, "a", "", "")};
+  std::vector<const history_run*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  const auto session = noise_prior::history_sessions(ptrs);
+  EXPECT_EQ(session.at(1), 1);
+  EXPECT_EQ(session.at(2), 1);
+  EXPECT_EQ(session.at(3), 1);
+  EXPECT_EQ(session.at(4), 4);  // starts as run 3 ends: a later session
+  EXPECT_EQ(session.at(5), 5);
+  EXPECT_EQ(session.at(6), 6);
+
+  // The row's sessions: {1, 2, 3} at the mean of their logs, 4, 5 and 6: four sessions, df 3.
+  std::vector<history_point> points;
+  const double value[] = {100, 104, 102, 101, 99, 103};
+  for (std::int64_t id = 1; id <= 6; ++id) points.push_back(point(id, "w", "ms", value[id - 1]));
+  const auto h = noise_prior::from_history(runs, points, "h.sqlite");
+  EXPECT_EQ(h.runs_in_shared_sessions(), 2);
+  const measured_noise* m = h.find("H", "w", "ms");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->sessions, 4);
+  EXPECT_EQ(m->session_df, 3);
+  const std::vector<double> v = {(std::log(100.0) + std::log(104.0) + std::log(102.0)) / 3, std::log(101.0),
+                                 std::log(99.0), std::log(103.0)};
+  const double mean = (v[0] + v[1] + v[2] + v[3]) / 4;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  EXPECT_NEAR(*m->session_sd, std::sqrt(ss / 3), 1e-12);
+}
+
 TEST(NoisePrior, AHistoryRunThatIsACommittedFileIsNotASecondSession) {
   // Runs 2 and 3 are files the prior was measured from (same content SHA-256): their sessions are in
   // the prior already, so the history measures only runs 1, 4 and 5 (df 2, not 4).

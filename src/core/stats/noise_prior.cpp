@@ -1,7 +1,9 @@
 // See noise_prior.hpp.
 #include "cudabench/noise_prior.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -115,27 +117,69 @@ const noise_prior& noise_prior::committed() {
   return prior;
 }
 
+namespace {
+
+// A timestamp as cudabench writes it (UTC, "2026-12-07T13:01:46Z"): such strings order as the times do.
+bool utc_timestamp(const std::string& t) { return t.size() == 20 && t[4] == '-' && t[10] == 'T' && t[19] == 'Z'; }
+
+}  // namespace
+
+std::map<std::int64_t, std::int64_t> noise_prior::history_sessions(const std::vector<const history_run*>& runs) {
+  // Runs measured at overlapping times on one host share a machine start: the two sides of an
+  // interleaved `ab` alternate processes, so A and B carry the same session level. Counted as two
+  // sessions they would measure session noise from differences within one (too small: nightly mode
+  // would then call a session's drift a change).
+  std::vector<const history_run*> sorted(runs);
+  std::sort(sorted.begin(), sorted.end(), [](const history_run* a, const history_run* b) {
+    return std::tie(a->host, a->started_at, a->id) < std::tie(b->host, b->started_at, b->id);
+  });
+  std::map<std::int64_t, std::int64_t> session;
+  const history_run* open = nullptr;  // first run of the session being swept
+  std::string open_until;
+  for (const history_run* r : sorted) {
+    const bool timed = utc_timestamp(r->started_at) && utc_timestamp(r->finished_at);
+    if (open && timed && r->host == open->host && r->started_at < open_until) {
+      session[r->id] = open->id;
+      open_until = std::max(open_until, r->finished_at);
+      continue;
+    }
+    session[r->id] = r->id;
+    open = timed ? r : nullptr;
+    open_until = timed ? r->finished_at : "";
+  }
+  return session;
+}
+
 noise_prior noise_prior::from_history(const std::vector<history_run>& runs, const std::vector<history_point>& points,
                                       const std::string& source, const noise_prior* counted) {
   noise_prior out;
   std::map<std::int64_t, const history_run*> run_by_id;
+  std::vector<const history_run*> kept;
   for (const auto& r : runs) {
     if (counted && counted->counts_file(r.content_sha256)) {
       ++out.runs_already_counted_;
       continue;
     }
     run_by_id[r.id] = &r;
+    kept.push_back(&r);
   }
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> logs;
+  const auto session = history_sessions(kept);
+  for (const auto& [run, first] : session) out.runs_in_shared_sessions_ += run != first;
+  // Per (GPU, workload, metric), each session's logs; a session of several runs counts once, at
+  // their mean.
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::int64_t, std::vector<double>>> logs;
   for (const auto& p : points) {
     if (p.state != status::ok || !p.value || !(*p.value > 0) || p.metric.empty()) continue;
     auto it = run_by_id.find(p.run_id);
     if (it == run_by_id.end() || it->second->gpu.empty()) continue;
-    logs[{it->second->gpu, p.workload_id, p.metric}].push_back(std::log(*p.value));
+    logs[{it->second->gpu, p.workload_id, p.metric}][session.at(p.run_id)].push_back(std::log(*p.value));
   }
   out.source_ = source;
-  for (const auto& [key, v] : logs) {
-    if (v.size() < 2) continue;
+  for (const auto& [key, by_session] : logs) {
+    if (by_session.size() < 2) continue;
+    std::vector<double> v;
+    for (const auto& [first, x] : by_session)
+      v.push_back(std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size()));
     double mean = 0;
     for (double x : v) mean += x;
     mean /= static_cast<double>(v.size());
