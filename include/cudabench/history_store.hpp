@@ -21,13 +21,15 @@ struct sqlite3;
 
 namespace cudabench {
 
-inline constexpr int history_schema_version = 1;
+// 2 added runs.device_uuid (the card a run measured; schema 1 files gain it, empty, when opened to write).
+inline constexpr int history_schema_version = 2;
 inline constexpr const char* default_history_db = "cudabench-history.sqlite";
 
 struct history_run {
   std::int64_t id = 0;
   std::string content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, driver, cublas, cudnn,
       gpu, host, suite, suite_sha256, source, added_at;
+  std::string device_uuid;  // "" where the file or a schema 1 history did not record it
   int rounds = 1;
   int workloads = 0;  // points stored for it (workload x metric)
 };
@@ -93,6 +95,7 @@ class history_store {
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  int version_ = history_schema_version;  // a schema 1 file opened read-only stays 1
 };
 
 }  // namespace cudabench

@@ -42,7 +42,7 @@ class noise_prior {
   // configs/noise_prior.json as built into this binary.
   static const noise_prior& committed();
   // Session noise of every (GPU, workload, metric) with an ok, positive value in >= 2 sessions. Runs
-  // measured at overlapping times on one host (an interleaved ab's two sides) are one session, at
+  // measured at overlapping times on one card (an interleaved ab's two sides) are one session, at
   // the mean of their logs (history_sessions). A run whose file `counted` was measured from (same
   // content SHA-256) is left out: its session is in `counted` already, and pooling the two would
   // count it twice (more df than evidence).
@@ -56,10 +56,11 @@ class noise_prior {
   bool counts_file(const std::string& sha256) const { return files_.count(sha256) > 0; }
   // from_history: the history's runs left out because `counted` already holds their file.
   int runs_already_counted() const { return runs_already_counted_; }
-  // from_history: runs that joined an earlier run's session (overlapping times on one host).
+  // from_history: runs that joined an earlier run's session (overlapping times on one card).
   int runs_in_shared_sessions() const { return runs_in_shared_sessions_; }
   // Each run's session, named by the id of its first run: runs whose [started_at, finished_at]
-  // overlap on one host share one. A run without cudabench's UTC timestamps is a session alone.
+  // overlap on one host and card (device UUID) share one. A run without cudabench's UTC timestamps
+  // or a card UUID is a session alone.
   static std::map<std::int64_t, std::int64_t> history_sessions(const std::vector<const history_run*>& runs);
 
  private:

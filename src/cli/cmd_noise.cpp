@@ -39,7 +39,7 @@ std::string history_notes(const noise_prior& history) {
                                 history.runs_already_counted()));
   if (history.runs_in_shared_sessions())
     notes.push_back(
-        fmt::format("{} run{} measured at the same time as another on one host (an ab's other side) "
+        fmt::format("{} run{} measured at the same time as another on one card (an ab's other side) "
                     "counted in that run's session",
                     history.runs_in_shared_sessions(), history.runs_in_shared_sessions() == 1 ? "" : "s"));
   return notes.empty() ? "" : " (" + fmt::format("{}", fmt::join(notes, "; ")) + ")";

@@ -96,7 +96,7 @@ TEST(CliHistory, ShowMarksTheStepInEveryFormat) {
   r = run_cudabench("history show --db " + db + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
-  EXPECT_EQ(j["history_schema_version"], 1);
+  EXPECT_EQ(j["history_schema_version"], 2);
   EXPECT_EQ(j["runs"].size(), 20u);
   EXPECT_EQ(j["series"].size(), 6u);
   EXPECT_EQ(j["series"][0]["steps"][0]["run_id"], 13);
@@ -260,7 +260,7 @@ TEST(CliHistory, AnAbsTwoSidesInAHistoryAreOneSession) {
                                "decode_tokens_per_s --gpu 'NVIDIA H100 80GB HBM3'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  history+committed        15  11"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(1 run measured at the same time as another on one host (an ab's other side) counted in "
+  EXPECT_NE(r.output.find("(1 run measured at the same time as another on one card (an ab's other side) counted in "
                           "that run's session)"),
             std::string::npos)
       << r.output;

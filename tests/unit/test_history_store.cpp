@@ -49,11 +49,50 @@ TEST(HistoryStore, NewDatabaseHasTheSchemaVersion) {
   {
     history_store s(db, true);
     EXPECT_EQ(s.schema_version(), history_schema_version);
-    EXPECT_EQ(history_schema_version, 1);
+    EXPECT_EQ(history_schema_version, 2);
     EXPECT_TRUE(s.runs().empty());
   }
   const history_store again(db, false);  // reopens read-only
-  EXPECT_EQ(again.schema_version(), 1);
+  EXPECT_EQ(again.schema_version(), 2);
+}
+
+TEST(HistoryStore, ASchemaOneHistoryIsReadAsItIsAndMigratedWhenWritten) {
+  // A history written by a cudabench before runs had their card (schema 1): read-only it stays
+  // schema 1 and its runs name no card; opened to add a run, it becomes schema 2, its old run keeps
+  // an empty card and the new one stores the file's device UUID.
+  const std::string db = fresh("h_v1.sqlite"), night = fresh("h_v1_night.json");
+  sql(db,
+      "CREATE TABLE runs(id INTEGER PRIMARY KEY, content_sha256 TEXT NOT NULL UNIQUE, started_at TEXT NOT NULL, "
+      "finished_at TEXT NOT NULL, label TEXT NOT NULL, git_commit TEXT NOT NULL, toolkit TEXT NOT NULL, "
+      "cuda_runtime TEXT NOT NULL, driver TEXT NOT NULL, cublas TEXT NOT NULL, cudnn TEXT NOT NULL, gpu TEXT NOT NULL, "
+      "host TEXT NOT NULL, suite TEXT NOT NULL, suite_sha256 TEXT NOT NULL, rounds INTEGER NOT NULL, source TEXT NOT "
+      "NULL, added_at TEXT NOT NULL, UNIQUE(started_at, host, suite_sha256, label));"
+      "CREATE TABLE points(run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, workload_id TEXT NOT NULL, "
+      "kind TEXT NOT NULL, metric TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL, better TEXT NOT NULL, "
+      "headline INTEGER NOT NULL, status TEXT NOT NULL, value REAL, rounds INTEGER NOT NULL, throttled INTEGER NOT "
+      "NULL, sm_mhz REAL, power_w REAL, PRIMARY KEY(run_id, workload_id, metric));"
+      "INSERT INTO runs VALUES(1, 'aa', '2026-01-01T00:00:00Z', '2026-01-01T00:10:00Z', 'old', 'c', '12.4', '12.4', "
+      "'550', '12', '9', 'NVIDIA H200', 'vm', 'full', 'ss', 1, 'old.json', '2026-01-01T00:11:00Z');"
+      "PRAGMA application_id = 1128417363; PRAGMA user_version = 1;");
+  for (int twice = 0; twice < 2; ++twice) {  // the read-only open changes nothing
+    const history_store read(db, false);
+    EXPECT_EQ(read.schema_version(), 1);
+    const auto runs = read.runs();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].label, "old");
+    EXPECT_EQ(runs[0].device_uuid, "");
+  }
+  test::write_night(night, 0, "new", 1.0);
+  auto j = nlohmann::json::parse(test::read_text(night));
+  j["environment"]["device"]["uuid"] = "GPU-abc";
+  test::write_text(night, j.dump());
+  history_store s(db, true);
+  EXPECT_EQ(s.schema_version(), 2);
+  ASSERT_TRUE(s.add_file(night).added);
+  const auto runs = s.runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].device_uuid, "");
+  EXPECT_EQ(runs[1].device_uuid, "GPU-abc");
 }
 
 TEST(HistoryStore, AddingTheSameFileTwiceIsIdempotent) {
@@ -153,8 +192,8 @@ TEST(HistoryStore, ForeignOrNewerDatabasesAreRefusedAndLeftAlone) {
 
   const std::string newer = fresh("h_newer.sqlite");
   { history_store s(newer, true); }
-  sql(newer, "PRAGMA user_version = 2;");
-  EXPECT_NE(error_of([&] { history_store(newer, false); }).find("newer than this cudabench reads (1)"),
+  sql(newer, "PRAGMA user_version = 3;");
+  EXPECT_NE(error_of([&] { history_store(newer, false); }).find("newer than this cudabench reads (2)"),
             std::string::npos);
 
   // An empty file opens as an empty SQLite database: reading it says so, and it stays empty.

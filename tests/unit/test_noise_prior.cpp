@@ -123,23 +123,28 @@ TEST(NoisePrior, HistoryRunsAreSessions) {
   EXPECT_EQ(h.find("H", "once", "ms"), nullptr);
 }
 
-history_run timed_run(std::int64_t id, const std::string& host, const std::string& from, const std::string& to) {
+history_run timed_run(std::int64_t id, const std::string& host, const std::string& from, const std::string& to,
+                      const std::string& card = "GPU-1") {
   history_run r = run(id, "H");
   r.host = host;
+  r.device_uuid = card;
   r.started_at = from;
   r.finished_at = to;
   return r;
 }
 
 TEST(NoisePrior, HistoryRunsOfOneInterleavedSessionAreOneSession) {
-  // Runs 1 and 2 are an ab's two sides (their times overlap on host "a"), run 3 chains onto run 2's
-  // span, run 4 ran later on "a", run 5 at the same time on another host, run 6 has no timestamps.
+  // Runs 1 and 2 are an ab's two sides (their times overlap on host "a", card GPU-1), run 3 chains
+  // onto run 2's span, run 4 ran later on "a", run 5 at the same time on another host, run 6 has no
+  // timestamps, run 7 ran at the same time on the host's other card, run 8 names no card.
   const std::vector<history_run> runs = {timed_run(1, "a", "2026-12-07T13:01:46Z", "2026-12-07T13:21:19Z"),
                                          timed_run(2, "a", "2026-12-07T13:03:13Z", "2026-12-07T13:22:40Z"),
                                          timed_run(3, "a", "2026-12-07T13:22:00Z", "2026-12-07T13:30:00Z"),
                                          timed_run(4, "a", "2026-12-07T13:30:00Z", "2026-12-07T13:40:00Z"),
                                          timed_run(5, "b", "2026-12-07T13:05:00Z", "2026-12-07T13:10:00Z"),
-                                         timed_run(6, "a", "", "")};
+                                         timed_run(6, "a", "", ""),
+                                         timed_run(7, "a", "2026-12-07T13:02:00Z", "2026-12-07T13:20:00Z", "GPU-2"),
+                                         timed_run(8, "a", "2026-12-07T13:02:30Z", "2026-12-07T13:20:00Z", "")};
   std::vector<const history_run*> ptrs;
   for (const auto& r : runs) ptrs.push_back(&r);
   const auto session = noise_prior::history_sessions(ptrs);
@@ -149,8 +154,11 @@ TEST(NoisePrior, HistoryRunsOfOneInterleavedSessionAreOneSession) {
   EXPECT_EQ(session.at(4), 4);  // starts as run 3 ends: a later session
   EXPECT_EQ(session.at(5), 5);
   EXPECT_EQ(session.at(6), 6);
+  EXPECT_EQ(session.at(7), 7);
+  EXPECT_EQ(session.at(8), 8);
 
-  // The row's sessions: {1, 2, 3} at the mean of their logs, 4, 5 and 6: four sessions, df 3.
+  // The row's sessions: {1, 2, 3} at the mean of their logs, 4, 5 and 6 (7 and 8 have no point of
+  // it): four sessions, df 3.
   std::vector<history_point> points;
   const double value[] = {100, 104, 102, 101, 99, 103};
   for (std::int64_t id = 1; id <= 6; ++id) points.push_back(point(id, "w", "ms", value[id - 1]));

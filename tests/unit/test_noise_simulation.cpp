@@ -93,6 +93,7 @@ std::vector<verdict> simulate(const std::vector<sim_row>& rows, const noise_prio
         r.id = static_cast<std::int64_t>(runs.size()) + 1;
         r.gpu = "SIM";
         r.host = "sim";
+        r.device_uuid = "GPU-sim";
         if (s.timed_history) {  // session h on day h, its runs side by side
           r.started_at = fmt::format("2026-01-{:02d}T02:00:{:02d}Z", h + 1, k);
           r.finished_at = fmt::format("2026-01-{:02d}T02:30:{:02d}Z", h + 1, k);

@@ -1,8 +1,9 @@
-// See history_store.hpp and docs/history.md. Schema 1:
-//   runs(id, content_sha256 UNIQUE, started_at, ..., identity UNIQUE(started_at, host, suite_sha256, label))
+// See history_store.hpp and docs/history.md. Schema 2:
+//   runs(id, content_sha256 UNIQUE, started_at, ..., device_uuid,
+//        identity UNIQUE(started_at, host, suite_sha256, label))
 //   points(run_id -> runs.id, workload_id, metric, ..., value, PRIMARY KEY(run_id, workload_id, metric))
-// A later schema bumps history_schema_version and migrates here; a database from a newer cudabench
-// is refused rather than guessed at.
+// A later schema bumps history_schema_version and migrates here (schema 1 -> 2: ALTER TABLE adds
+// device_uuid); a database from a newer cudabench is refused rather than guessed at.
 #include "cudabench/history_store.hpp"
 
 #include <filesystem>
@@ -32,7 +33,7 @@ CREATE TABLE runs(
   label TEXT NOT NULL, git_commit TEXT NOT NULL, toolkit TEXT NOT NULL, cuda_runtime TEXT NOT NULL,
   driver TEXT NOT NULL, cublas TEXT NOT NULL, cudnn TEXT NOT NULL, gpu TEXT NOT NULL, host TEXT NOT NULL,
   suite TEXT NOT NULL, suite_sha256 TEXT NOT NULL, rounds INTEGER NOT NULL, source TEXT NOT NULL,
-  added_at TEXT NOT NULL,
+  added_at TEXT NOT NULL, device_uuid TEXT NOT NULL DEFAULT '',
   UNIQUE(started_at, host, suite_sha256, label));
 CREATE TABLE points(
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -208,6 +209,17 @@ history_store::history_store(const std::string& path, bool create) : path_(path)
                       path, version, history_schema_version));
     } else if (version < 1) {
       throw input_error(fmt::format("{}: damaged cudabench history (schema version {})", path, version));
+    } else if (version == 1 && create) {
+      // Schema 1 -> 2: runs learn their card; the runs stored before keep an empty one.
+      transaction t(db_, path);
+      exec(db_,
+           fmt::format("ALTER TABLE runs ADD COLUMN device_uuid TEXT NOT NULL DEFAULT ''; PRAGMA user_version = {};",
+                       history_schema_version)
+               .c_str(),
+           path);
+      t.commit();
+    } else if (version < history_schema_version) {
+      version_ = static_cast<int>(version);  // read as it is: a read-only open changes nothing
     }
     exec(db_, "PRAGMA foreign_keys = ON", path);
   } catch (...) {
@@ -219,7 +231,7 @@ history_store::history_store(const std::string& path, bool create) : path_(path)
 
 history_store::~history_store() { sqlite3_close(db_); }
 
-int history_store::schema_version() const { return static_cast<int>(pragma_int(db_, "user_version", path_)); }
+int history_store::schema_version() const { return version_; }
 
 history_add_result history_store::add_file(const std::string& path) { return add(read_history_input(path)); }
 
@@ -274,6 +286,11 @@ history_add_result history_store::add(const history_input& in) {
     ins.step();
     if (!out.replaced) out.run_id = sqlite3_last_insert_rowid(db_);
   }
+  {
+    statement card(db_, "UPDATE runs SET device_uuid = ?1 WHERE id = ?2", path_);
+    card.bind(1, get(r.environment, {"device", "uuid"})).bind(2, out.run_id);
+    card.step();
+  }
   if (out.replaced) {
     statement del(db_, "DELETE FROM points WHERE run_id = ?1", path_);
     del.bind(1, out.run_id);
@@ -316,11 +333,12 @@ history_add_result history_store::add(const history_input& in) {
 }
 
 std::vector<history_run> history_store::runs() const {
-  statement st(db_,
-               "SELECT r.id, content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, "
-               "driver, cublas, cudnn, gpu, host, suite, suite_sha256, source, added_at, r.rounds, "
-               "(SELECT count(*) FROM points p WHERE p.run_id = r.id) FROM runs r ORDER BY started_at, r.id",
-               path_);
+  const std::string sql = fmt::format(
+      "SELECT r.id, content_sha256, started_at, finished_at, label, git_commit, toolkit, cuda_runtime, "
+      "driver, cublas, cudnn, gpu, host, suite, suite_sha256, source, added_at, r.rounds, "
+      "(SELECT count(*) FROM points p WHERE p.run_id = r.id), {} FROM runs r ORDER BY started_at, r.id",
+      version_ >= 2 ? "device_uuid" : "''");
+  statement st(db_, sql.c_str(), path_);
   std::vector<history_run> out;
   while (st.step()) {
     history_run r;
@@ -331,6 +349,7 @@ std::vector<history_run> history_store::runs() const {
     for (int i = 0; i < 16; ++i) *fields[i] = st.text(i + 1);
     r.rounds = static_cast<int>(st.integer(17));
     r.workloads = static_cast<int>(st.integer(18));
+    r.device_uuid = st.text(19);
     out.push_back(std::move(r));
   }
   return out;

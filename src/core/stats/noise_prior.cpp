@@ -125,20 +125,22 @@ bool utc_timestamp(const std::string& t) { return t.size() == 20 && t[4] == '-' 
 }  // namespace
 
 std::map<std::int64_t, std::int64_t> noise_prior::history_sessions(const std::vector<const history_run*>& runs) {
-  // Runs measured at overlapping times on one host share a machine start: the two sides of an
+  // Runs measured at overlapping times on one card share a machine start: the two sides of an
   // interleaved `ab` alternate processes, so A and B carry the same session level. Counted as two
   // sessions they would measure session noise from differences within one (too small: nightly mode
-  // would then call a session's drift a change).
+  // would then call a session's drift a change). Runs on other cards at the same time (`run
+  // --devices`, `ab --devices`) stay apart: a card's own level is session noise too.
   std::vector<const history_run*> sorted(runs);
   std::sort(sorted.begin(), sorted.end(), [](const history_run* a, const history_run* b) {
-    return std::tie(a->host, a->started_at, a->id) < std::tie(b->host, b->started_at, b->id);
+    return std::tie(a->host, a->device_uuid, a->started_at, a->id) <
+           std::tie(b->host, b->device_uuid, b->started_at, b->id);
   });
   std::map<std::int64_t, std::int64_t> session;
   const history_run* open = nullptr;  // first run of the session being swept
   std::string open_until;
   for (const history_run* r : sorted) {
-    const bool timed = utc_timestamp(r->started_at) && utc_timestamp(r->finished_at);
-    if (open && timed && r->host == open->host && r->started_at < open_until) {
+    const bool timed = utc_timestamp(r->started_at) && utc_timestamp(r->finished_at) && !r->device_uuid.empty();
+    if (open && timed && r->host == open->host && r->device_uuid == open->device_uuid && r->started_at < open_until) {
       session[r->id] = open->id;
       open_until = std::max(open_until, r->finished_at);
       continue;
