@@ -97,6 +97,7 @@ TEST(CliHistory, ShowMarksTheStepInEveryFormat) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["history_schema_version"], 2);
+  EXPECT_EQ(j["runs"][0]["device_uuid"], "GPU-00000000");  // cu121.json's card
   EXPECT_EQ(j["runs"].size(), 20u);
   EXPECT_EQ(j["series"].size(), 6u);
   EXPECT_EQ(j["series"][0]["steps"][0]["run_id"], 13);

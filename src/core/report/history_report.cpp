@@ -131,6 +131,7 @@ nlohmann::ordered_json run_json(const history_run& r) {
           {"cublas", r.cublas},
           {"cudnn", r.cudnn},
           {"gpu", r.gpu},
+          {"device_uuid", r.device_uuid},
           {"host", r.host},
           {"suite", r.suite},
           {"rounds", r.rounds},
