@@ -42,7 +42,7 @@ std::string history_notes(const noise_prior& history) {
         fmt::format("{} run{} measured at the same time as another on one card (an ab's other side) "
                     "counted in that run's session",
                     history.runs_in_shared_sessions(), history.runs_in_shared_sessions() == 1 ? "" : "s"));
-  return notes.empty() ? "" : " (" + fmt::format("{}", fmt::join(notes, "; ")) + ")";
+  return notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; "));
 }
 
 struct noise_args {

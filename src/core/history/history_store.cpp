@@ -271,10 +271,10 @@ history_add_result history_store::add(const history_input& in) {
         db_,
         out.replaced ? "UPDATE runs SET content_sha256=?1, started_at=?2, finished_at=?3, label=?4, git_commit=?5, "
                        "toolkit=?6, cuda_runtime=?7, driver=?8, cublas=?9, cudnn=?10, gpu=?11, host=?12, suite=?13, "
-                       "suite_sha256=?14, rounds=?15, source=?16, added_at=?17 WHERE id=?18"
+                       "suite_sha256=?14, rounds=?15, source=?16, added_at=?17, device_uuid=?18 WHERE id=?19"
                      : "INSERT INTO runs(content_sha256, started_at, finished_at, label, git_commit, toolkit, "
-                       "cuda_runtime, driver, cublas, cudnn, gpu, host, suite, suite_sha256, rounds, source, added_at) "
-                       "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
+                       "cuda_runtime, driver, cublas, cudnn, gpu, host, suite, suite_sha256, rounds, source, added_at, "
+                       "device_uuid) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
         path_);
     ins.bind(1, sha).bind(2, r.started_at).bind(3, r.finished_at).bind(4, r.label());
     ins.bind(5, get(r.tool, {"git_commit"})).bind(6, get(r.build, {"cuda_toolkit"}));
@@ -282,14 +282,10 @@ history_add_result history_store::add(const history_input& in) {
     ins.bind(9, get(r.environment, {"cublas"})).bind(10, get(r.environment, {"cudnn"}));
     ins.bind(11, get(r.environment, {"device", "name"})).bind(12, host).bind(13, get(r.suite, {"name"}));
     ins.bind(14, suite_sha).bind(15, static_cast<std::int64_t>(r.rounds)).bind(16, source).bind(17, utc_now_iso8601());
-    if (out.replaced) ins.bind(18, out.run_id);
+    ins.bind(18, get(r.environment, {"device", "uuid"}));
+    if (out.replaced) ins.bind(19, out.run_id);
     ins.step();
     if (!out.replaced) out.run_id = sqlite3_last_insert_rowid(db_);
-  }
-  {
-    statement card(db_, "UPDATE runs SET device_uuid = ?1 WHERE id = ?2", path_);
-    card.bind(1, get(r.environment, {"device", "uuid"})).bind(2, out.run_id);
-    card.step();
   }
   if (out.replaced) {
     statement del(db_, "DELETE FROM points WHERE run_id = ?1", path_);

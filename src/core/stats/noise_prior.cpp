@@ -179,12 +179,12 @@ noise_prior noise_prior::from_history(const std::vector<history_run>& runs, cons
   out.source_ = source;
   for (const auto& [key, by_session] : logs) {
     if (by_session.size() < 2) continue;
+    auto mean_of = [](const std::vector<double>& x) {
+      return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+    };
     std::vector<double> v;
-    for (const auto& [first, x] : by_session)
-      v.push_back(std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size()));
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
+    for (const auto& [first, x] : by_session) v.push_back(mean_of(x));
+    const double mean = mean_of(v);
     double ss = 0;
     for (double x : v) ss += (x - mean) * (x - mean);
     measured_noise m;
