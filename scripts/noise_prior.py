@@ -142,6 +142,8 @@ SESSIONS = [
     ("2026-12-07 13:01 H100 verdicts/aa-full-5rounds-a9cb21a (A/A) + tuner-measure-a9cb21a (plain side, matmul)",
      ["results/h100/verdicts/aa-full-5rounds-a9cb21a/A.json", "results/h100/verdicts/aa-full-5rounds-a9cb21a/B.json",
       "results/h100/verdicts/tuner-measure-a9cb21a/A.json"]),
+    ("2026-12-07 19:38 H100 verdicts/aa-full-5rounds-ee0362c (A/A, another card)",
+     ["results/h100/verdicts/aa-full-5rounds-ee0362c/A.json", "results/h100/verdicts/aa-full-5rounds-ee0362c/B.json"]),
 ]
 
 

@@ -213,8 +213,8 @@ TEST(CliHistory, ItsRunsMeasureEachRowsSessionNoise) {
 TEST(CliHistory, CommittedResultFilesInAHistoryAreNotCountedTwice) {
   // Two H100 session files that configs/noise_prior.json was measured from, added to a history (as
   // someone seeding a history from results/ would): their sessions are in the prior already, so the
-  // history leaves them out and Llama-2-7B's H100 session noise is the prior's alone (13 sessions,
-  // df 10), not 15 sessions with df 11 (what the copies below give); `noise` says how many runs it left out.
+  // history leaves them out and Llama-2-7B's H100 session noise is the prior's alone (14 sessions,
+  // df 11), not 16 sessions with df 12 (what the copies below give); `noise` says how many runs it left out.
   const std::string dir = fresh_dir("cli_hist_committed"), db = dir + "/h.sqlite";
   const std::string h100 = std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/";
   for (const std::string f : {"full-3rounds-ecbe66b/full-3rounds.json", "session2-cde2881/full-3rounds.json"})
@@ -224,7 +224,7 @@ TEST(CliHistory, CommittedResultFilesInAHistoryAreNotCountedTwice) {
                     " --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --metric decode_tokens_per_s "
                     "--gpu 'NVIDIA H100 80GB HBM3' --format table");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed        13  10           1.074"), std::string::npos)
+  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed        14  11           1.092"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("(2 of its runs left out: files the committed prior was measured from)"), std::string::npos)
       << r.output;
@@ -240,14 +240,14 @@ TEST(CliHistory, CommittedResultFilesInAHistoryAreNotCountedTwice) {
                     " --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --metric decode_tokens_per_s "
                     "--gpu 'NVIDIA H100 80GB HBM3'");
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
-  EXPECT_NE(r2.output.find("NVIDIA H100 80GB HBM3  history+committed        15  11"), std::string::npos) << r2.output;
+  EXPECT_NE(r2.output.find("NVIDIA H100 80GB HBM3  history+committed        16  12"), std::string::npos) << r2.output;
   EXPECT_EQ(r2.output.find("left out"), std::string::npos) << r2.output;
 }
 
 TEST(CliHistory, AnAbsTwoSidesInAHistoryAreOneSession) {
   // The two sides of an interleaved ab (A and B alternate processes in one machine start, so their
   // times overlap on one host) and one file of another session, stored as copies the prior has not
-  // seen: two sessions (df 1) beside the prior's 13 (df 10), not three; `noise` says it merged one run.
+  // seen: two sessions (df 1) beside the prior's 14 (df 11), not three; `noise` says it merged one run.
   const std::string dir = fresh_dir("cli_hist_ab"), db = dir + "/h.sqlite";
   const std::string h100 = std::string(CUDABENCH_CONFIG_DIR) + "/../results/h100/verdicts/";
   for (const std::string f :
@@ -260,7 +260,7 @@ TEST(CliHistory, AnAbsTwoSidesInAHistoryAreOneSession) {
                                " --filter 'llm_decode/model=llama-2-7b/*prompt_tokens=128*' --metric "
                                "decode_tokens_per_s --gpu 'NVIDIA H100 80GB HBM3'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  history+committed        15  11"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  history+committed        16  12"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(1 run measured at the same time as another on one card (an ab's other side) counted in "
                           "that run's session)"),
             std::string::npos)

@@ -22,20 +22,20 @@ TEST(CliNoise, PrintsTheCommittedPriorWithItsSessionsAndDf) {
   const auto r = run_cudabench("noise --filter 'llm_decode/model=llama-2-7b*' --metric decode_tokens_per_s");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Llama-2-7B decode 128->256 on the H200: 8 sessions in 5 levels (df 3), sessions 0.715% apart,
-  // rounds 0.044%. On the H100: 13 sessions in 3 levels (df 10), 1.074% and 0.129%. Each GPU model
-  // has its own rows. The H100's 2048 row takes its rounds' noise from its latest level (0.048%),
+  // rounds 0.044%. On the H100: 14 sessions in 3 levels (df 11), 1.092% and 0.124%. Each GPU model
+  // has its own rows. The H100's 2048 row takes its rounds' noise from its latest level (0.044%),
   // and says so.
   EXPECT_NE(r.output.find("prompt_tokens=128/max_length=256/batch=1 · decode_tokens_per_s"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("NVIDIA H200            committed         8   3           0.715          0.044  committed"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed        13  10           1.074          0.129  committed"),
+  EXPECT_NE(r.output.find("NVIDIA H100 80GB HBM3  committed        14  11           1.092          0.124  committed"),
             std::string::npos)
       << r.output;
   EXPECT_NE(
       r.output.find(
-          "NVIDIA H100 80GB HBM3  committed        13  10           0.998          0.048  committed, latest level"),
+          "NVIDIA H100 80GB HBM3  committed        14  11           0.994          0.044  committed, latest level"),
       std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("4 rows: committed 4."), std::string::npos) << r.output;

@@ -238,8 +238,8 @@ TEST(RowNoise, EvidenceFirstThenTheFallbackTable) {
   n = row_noise(default_noise_evidence(), "NVIDIA H100 80GB HBM3", llama_2048, "llm_decode", "decode_tokens_per_s",
                 no_params);
   EXPECT_EQ(n.round_source, "committed, latest level");
-  EXPECT_DOUBLE_EQ(n.round_sd, 0.0004775);
-  EXPECT_DOUBLE_EQ(n.round_df, 37);
+  EXPECT_DOUBLE_EQ(n.round_sd, 0.0004395);
+  EXPECT_DOUBLE_EQ(n.round_df, 46);
   EXPECT_FALSE(noise_prior::committed().find("NVIDIA H200", llama, "decode_tokens_per_s")->round_latest_level);
   // Another GPU model: nothing measured, the kind's table, session sd taken as known (df 0).
   n = row_noise(default_noise_evidence(), "NVIDIA A100", llama, "llm_decode", "decode_tokens_per_s", no_params);
