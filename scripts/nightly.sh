@@ -16,6 +16,8 @@
 #
 # Other options: --threshold X  --alpha A  --label L  --filter GLOB  --reps N  --binary PATH (the
 # build under test; default $CUDABENCH or build/cudabench). Relative paths are the caller's.
+#   --time-limit S  the rounds may take S seconds: no round is started that would not end within
+#   them, and what finished is compared (fewer rounds: each row's mde says what they can see).
 # Writes the markdown table next to the results and prints it, and the HTML report beside it
 # (DIR/<suite>-YYYY-MM-DD.html, or report.html in the ab directory).
 #   --history DB  also stores tonight's result in the history database DB (`cudabench history add`;
@@ -33,11 +35,12 @@ set -euo pipefail
 caller_dir=$(pwd)
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }  # the comment block above
 need() { [[ $# -ge 2 && -n "$2" ]] || { echo "nightly: $1 needs a value (try --help)" >&2; exit 2; }; }
 abs() { [[ -z "$1" || "$1" = /* ]] && printf '%s' "$1" || printf '%s/%s' "$caller_dir" "$1"; }
 
 suite=""; baseline=""; baseline_bin=""; results_dir=""; threshold=""; alpha=""; label=""; filter=""; reps=""; history=""
+time_limit=""
 rounds=5
 binary="${CUDABENCH:-}"
 while [[ $# -gt 0 ]]; do
@@ -54,6 +57,7 @@ while [[ $# -gt 0 ]]; do
     --reps) need "$@"; reps="$2"; shift 2 ;;
     --binary) need "$@"; binary="$2"; shift 2 ;;
     --history) need "$@"; history="$2"; shift 2 ;;
+    --time-limit) need "$@"; time_limit="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "nightly: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -62,6 +66,8 @@ done
 [[ -n "$baseline" || -n "$baseline_bin" ]] || { echo "nightly: give --baseline FILE or --baseline-binary PATH (try --help)" >&2; exit 2; }
 [[ -z "$baseline" || -z "$baseline_bin" ]] || { echo "nightly: give --baseline or --baseline-binary, not both" >&2; exit 2; }
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "nightly: --rounds $rounds: expected a positive integer" >&2; exit 2; }
+[[ -z "$time_limit" || "$time_limit" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "nightly: --time-limit $time_limit: expected a positive whole number of seconds" >&2; exit 2; }
 baseline=$(abs "$baseline"); baseline_bin=$(abs "$baseline_bin"); results_dir=$(abs "$results_dir"); history=$(abs "$history")
 binary=$(abs "${binary:-build/cudabench}")
 [[ "$suite" != /* && -f "$caller_dir/$suite" ]] && suite="$caller_dir/$suite"
@@ -79,6 +85,7 @@ mkdir -p "$results_dir"
 common=()
 [[ -n "$filter" ]] && common+=(--filter "$filter")
 [[ -n "$reps" ]] && common+=(--reps "$reps")
+[[ -n "$time_limit" ]] && common+=(--time-limit "$time_limit")
 verdict=()
 history_args=()
 [[ -n "$filter" ]] && history_args+=(--filter "$filter")
@@ -99,6 +106,12 @@ if [[ -n "$baseline_bin" ]]; then
   "$binary" ab "$baseline_bin" "$binary" --suite "$suite" --rounds "$rounds" -o "$out" --quiet --format markdown \
     --fail-on-regression "${labels[@]}" "${common[@]}" "${verdict[@]}" > /dev/null
   rc=$?
+  # ab ends 130 when the time limit stopped it (a Ctrl-C would have stopped this script too): the
+  # rounds that finished were compared, and their verdicts decide the night.
+  if [[ $rc -eq 130 && -n "$time_limit" && -f "$out/compare.json" ]]; then
+    rc=0
+    grep -Eq '"verdict": *"regressed"' "$out/compare.json" && rc=1
+  fi
   against="the baseline build $baseline_bin"
   tonight="$out/B.json"
   report_files=("$out/A.json" "$out/B.json")

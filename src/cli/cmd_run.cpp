@@ -1,10 +1,13 @@
 // `cudabench run` (the default subcommand): load and filter a suite, run it, write the result
 // file after every workload, print a summary. `--dry-run` prints the plan without touching the GPU.
 // `--rounds N` runs the suite N times, each round in a fresh process; `--devices` runs it on
-// several GPUs at once (run_devices.cpp).
+// several GPUs at once (run_devices.cpp); `--time-limit` ends the rounds early rather than have a
+// fixed slot kill one midway.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +17,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/devices.hpp"
+#include "cli/round_budget.hpp"
 #include "cli/round_driver.hpp"
 #include "cli/run_args.hpp"
 #include "cli/run_devices.hpp"
@@ -145,11 +149,32 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
       override_cmd && *override_cmd ? split_command(override_cmd) : std::vector<std::string>{self_executable()};
   side_rounds side;
   bool interrupted = false;
+  round_budget budget(a.time_limit_s, 1);
+  const auto started = std::chrono::steady_clock::now();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   for (int r = 0; r < a.rounds && !interrupted; ++r) {
+    // The first round always runs (nothing to expect from yet); a later one only when it is
+    // expected to end within the limit. The file then holds the rounds that ran (its "rounds").
+    if (r > 0 && !budget.next_round_fits(seconds_since(started))) {
+      fmt::print(stderr,
+                 "run: stopped at the time limit ({:g} s): {} of {} rounds done, and the next is expected to take "
+                 "{:.1f} s with {:.1f} s left; {} holds the finished rounds\n",
+                 budget.limit_s(), r, a.rounds, budget.expected_round_s(),
+                 std::max(0.0, budget.limit_s() - seconds_since(started)),
+                 output.empty() ? std::string("the summary") : terminal_text(output));
+      const result_file merged = side.merged();
+      fmt::print("{}", format_run_summary(merged, out_format));
+      if (output.empty()) std::filesystem::remove_all(dir);
+      return a.strict ? strict_exit(merged) : 0;
+    }
     if (!a.quiet) fmt::print(stderr, "=== round {}/{} (fresh process)\n", r + 1, a.rounds);
     const std::string file = fmt::format("{}/round-{}.json", dir, r + 1);
     std::filesystem::remove(file);
+    const auto round_started = std::chrono::steady_clock::now();
     const child_result cr = run_child(child_run_argv(self, co, file), true);
+    budget.ran(0, seconds_since(round_started));
     side.add(file, cr);
     interrupted = cr.interrupted;
     if (!side.any_result()) {
@@ -238,12 +263,18 @@ void add_run(CLI::App& app, int& exit_code) {
                   "(compare judges between-round noise; 5 for a trustworthy verdict)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  run->add_option("--time-limit", a->time_limit_s,
+                  "Seconds the rounds may take: no round after the first is started that is not expected to end "
+                  "within them (a round takes the longest one so far); the result file holds the rounds that ran "
+                  "(for jobs in a fixed slot)")
+      ->check(CLI::Range(1e-3, 1e9));
   run->add_option("--tuning-from", a->tuning_from,
                   "Replay the setup-time tuning choices recorded in this result file instead of tuning");
   run->add_flag("--strict", a->strict, "Exit 3 if any workload errors or fails validation");
   run->add_flag("--dry-run", a->dry_run, "Expand the suite and print the plan; needs no GPU");
   run->footer(
       "Examples:\n  cudabench --suite quick\n  cudabench --suite full --rounds 5 -o results/cu130.json\n"
+      "  cudabench --suite full --rounds 5 --time-limit 1800 -o nightly.json   (fewer rounds if they do not fit)\n"
       "  cudabench --suite full --devices all -o results/node01   (every GPU at once, outlier GPUs flagged)\n"
       "  cudabench --suite full --filter 'matmul/*' -o results/matmul.json\n"
       "  cudabench --suite full --mem-limit 24GiB --label 'H200 as 24GB'\n"

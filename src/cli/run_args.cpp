@@ -52,6 +52,10 @@ void check_run_args(const run_args& a) {
     throw input_error("--tuning-from and -o/--output name the same file");
   if (!a.mem_limit.empty()) (void)parse_byte_size(a.mem_limit, "--mem-limit");
   if (!a.devices.empty()) (void)parse_device_list(a.devices);
+  // Each GPU's process of a --devices run schedules its own rounds; a limit there would end them at
+  // different rounds, and the fleet table wants the same rounds from every GPU.
+  if (a.time_limit_s > 0 && !a.devices.empty())
+    throw input_error("--time-limit stops between the rounds of one GPU's run; it does not take --devices");
   if (!a.host.empty() && a.devices.empty())
     throw input_error("--host names the host of a --devices run; give --devices too");
   if (a.host.find_first_of("/ \t") != std::string::npos)

@@ -30,6 +30,7 @@ struct run_args {
   std::string format = "table";
   std::string label;
   int rounds = 1;
+  double time_limit_s = 0;  // > 0: start no round expected to end later than this (round_budget.hpp)
   std::string tuning_from;
   bool dry_run = false, strict = false;
 };

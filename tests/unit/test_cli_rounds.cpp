@@ -69,6 +69,38 @@ TEST(CliRounds, DryRunSaysHowManyRounds) {
   EXPECT_NE(r.output.find("5 rounds in fresh processes"), std::string::npos) << r.output;
 }
 
+TEST(CliRounds, ATimeLimitEndsTheRoundsBeforeOneThatCannotFitAndKeepsWhatRan) {
+  const std::string dir = fresh_dir("rounds_time_limit"), out = dir + "/r.json", log = dir + "/log";
+  std::filesystem::create_directories(dir);
+  // Each round sleeps 600 ms: after the first, the next is expected to end past 1 s, so it never
+  // starts; the file holds round 1 and the run is a success (no --resume to continue it).
+  auto r = run_cudabench("--suite quick --rounds 4 --time-limit 1 -o " + out + " --quiet --format csv",
+                         "CUDABENCH_ROUND_COMMAND=" + fake + " FAKE_SLEEP_MS=600 FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("run: stopped at the time limit (1 s): 1 of 4 rounds done"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(out + " holds the finished rounds"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fake/i=0,ok,step_ms"), std::string::npos) << r.output;  // the summary still prints
+  EXPECT_EQ(lines_of(log).size(), 1u);
+  EXPECT_EQ(read_result_file(out).rounds, 1);
+  // A limit the rounds fit in changes nothing.
+  std::remove(log.c_str());
+  r = run_cudabench("--suite quick --rounds 3 --time-limit 1000 -o " + out + " --quiet --format csv",
+                    "CUDABENCH_ROUND_COMMAND=" + fake + " FAKE_LOG=" + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("stopped at the time limit"), std::string::npos) << r.output;
+  EXPECT_EQ(lines_of(log).size(), 3u);
+  EXPECT_EQ(read_result_file(out).rounds, 3);
+  // Bad limits are exit 2, naming the option; --devices runs schedule rounds per GPU and refuse it.
+  r = run_cudabench("--suite quick --rounds 3 --time-limit 0 --dry-run");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--time-limit"), std::string::npos) << r.output;
+  r = run_cudabench("--suite quick --rounds 3 --time-limit 60 --devices 0,1 --dry-run", "FAKE_DEVICE_COUNT=2");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--time-limit stops between the rounds of one GPU's run; it does not take --devices"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(CliAb, AnAaComparisonInterleavesAndFindsNothing) {
   const std::string dir = fresh_dir("ab_aa"), log = dir + ".log";
   std::remove(log.c_str());
@@ -344,4 +376,39 @@ TEST(NightlyScript, RoundsAgainstABaselineFileAndAPlantedRegression) {
   r = run_command(scripts_dir + "/nightly.sh --suite quick --results-dir " + dir + " --rounds");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--rounds needs a value"), std::string::npos) << r.output;
+}
+
+TEST(NightlyScript, ATimeLimitComparesTheRoundsThatFitInBothModes) {
+  const std::string dir = fresh_dir("nightly_time_limit");
+  std::filesystem::create_directories(dir + "/base");
+  auto r = run_cudabench("--suite quick --rounds 5 -o " + dir + "/base/base.json --quiet --format csv",
+                         "CUDABENCH_ROUND_COMMAND=" + fake);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Against a stored file: `run --time-limit` keeps round 1 of 5, and tonight's file is compared.
+  const std::string env = "CUDABENCH_ROUND_COMMAND=" + fake + " CUDABENCH=" + std::string(CUDABENCH_BINARY) + " ";
+  r = run_command("FAKE_SLEEP_MS=600 " + env + scripts_dir + "/nightly.sh --suite quick --baseline " + dir +
+                  "/base/base.json --results-dir " + dir + " --rounds 5 --time-limit 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("run: stopped at the time limit (1 s): 1 of 5 rounds done"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no regression against"), std::string::npos) << r.output;
+  // Against a baseline build: ab stops at the limit (its exit 130) and the finished round decides;
+  // the build under test is a wrapper whose rounds run the fake 25% slower: a regression, exit 1.
+  const std::string wrapper = dir + "/slower-cudabench";
+  test::write_text(wrapper, "#!/bin/sh\nif [ \"$1\" = run ]; then FAKE_SHIFT=25 exec " + fake + " \"$@\"; fi\nexec " +
+                                std::string(CUDABENCH_BINARY) + " \"$@\"\n");
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  r = run_command("FAKE_SLEEP_MS=600 " + scripts_dir + "/nightly.sh --suite quick --baseline-binary " + fake +
+                  " --binary " + wrapper + " --results-dir " + dir + " --rounds 3 --time-limit 1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("REGRESSION against the baseline build"), std::string::npos) << r.output;
+  std::string ab_dir;  // quick-<UTC day>-ab
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string().find("-ab") != std::string::npos) ab_dir = e.path().string();
+  ASSERT_FALSE(ab_dir.empty()) << r.output;
+  EXPECT_EQ(read_result_file(ab_dir + "/B.json").rounds, 1);
+  r = run_command(scripts_dir + "/nightly.sh --suite quick --baseline " + dir + "/base/base.json --results-dir " + dir +
+                  " --time-limit 1.5");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--time-limit 1.5: expected a positive whole number of seconds"), std::string::npos)
+      << r.output;
 }
