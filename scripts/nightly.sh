@@ -107,10 +107,11 @@ if [[ -n "$baseline_bin" ]]; then
     --fail-on-regression "${labels[@]}" "${common[@]}" "${verdict[@]}" > /dev/null
   rc=$?
   # ab ends 130 when the time limit stopped it (a Ctrl-C would have stopped this script too): the
-  # rounds that finished were compared, and their verdicts decide the night.
+  # rounds that finished were compared, and that comparison's "regression" (what
+  # --fail-on-regression exits 1 for) decides the night.
   if [[ $rc -eq 130 && -n "$time_limit" && -f "$out/compare.json" ]]; then
     rc=0
-    grep -Eq '"verdict": *"regressed"' "$out/compare.json" && rc=1
+    grep -Eq '"regression": *true' "$out/compare.json" && rc=1
   fi
   against="the baseline build $baseline_bin"
   tonight="$out/B.json"

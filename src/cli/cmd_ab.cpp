@@ -151,9 +151,6 @@ int run_ab(const ab_args& a) {
   std::string held;  // --hold-tuning: the first round's file, replayed by every later run
   bool interrupted = false, out_of_time = false;
   round_budget budget(a.time_limit_s, n);
-  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
   int run_no = 0, rounds_done = std::min(resumed.done_rounds, a.run.rounds);
   auto write_side = [&](std::size_t i) {  // the side's merged file, rewritten after every round
     if (!sides[i].any_result()) return;

@@ -151,9 +151,6 @@ int execute_rounds(const run_args& a, const suite& s, summary_format out_format)
   bool interrupted = false;
   round_budget budget(a.time_limit_s, 1);
   const auto started = std::chrono::steady_clock::now();
-  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
   for (int r = 0; r < a.rounds && !interrupted; ++r) {
     // The first round always runs (nothing to expect from yet); a later one only when it is
     // expected to end within the limit. The file then holds the rounds that ran (its "rounds").

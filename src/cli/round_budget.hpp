@@ -2,10 +2,16 @@
 // fixed slot (a Slurm allocation, a leased GPU) stops before a round it cannot finish, instead of
 // being killed inside one and losing the round's runs that did finish; `ab --resume` continues.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
 namespace cudabench::cli {
+
+// Seconds from `t` to now, on the clock the budget's callers time their runs with.
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 class round_budget {
  public:
